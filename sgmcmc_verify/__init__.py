@@ -1,0 +1,18 @@
+"""sgmcmc-verify: theory verification and property testing for stochastic-gradient MCMC.
+
+Reference float64 samplers (AGLD, EWSG, SGNHT, SVR-HMC and their baselines),
+targets that carry their exact answers, and checks of the papers' claims that
+return honest verdicts.
+
+>>> import sgmcmc_verify as sv
+>>> prob = sv.problems.get("gaussian-identical-1d")
+>>> res = sv.run("sgld", prob, h=0.01, n_steps=100, chains=10, seed=0)
+>>> res.draws["theta"].shape
+(10, 100, 1)
+"""
+
+from . import problems, registry
+from .driver import RunResult, run
+
+__all__ = ["RunResult", "__version__", "problems", "registry", "run"]
+__version__ = "0.1.0"

@@ -1,0 +1,127 @@
+"""Claims as data: each claim ID of ``shared/CLAIMS.md`` → a check returning a ClaimResult.
+
+>>> from sgmcmc_verify import claims
+>>> r = claims.check("AGLD-R1", profile="quick", seed=0)   # doctest: +SKIP
+>>> r.verdict, [(p.name, p.verdict) for p in r.parts]       # doctest: +SKIP
+
+pytest asserts on these results and the report renders the same objects: one
+source of truth, two readers.  A check that raises becomes an ``error``
+verdict carrying its traceback; it never takes other checks down with it.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from .._validation import choice
+from . import agld
+from .catalogue import CATALOGUE, ClaimInfo
+from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
+
+__all__ = [
+    "CATALOGUE",
+    "CHECKS",
+    "PROFILES",
+    "VERDICTS",
+    "ClaimInfo",
+    "ClaimResult",
+    "Measurement",
+    "Part",
+    "check",
+    "ids",
+    "run_check",
+]
+
+PROFILES = ("quick", "full")
+
+CheckFn = Callable[..., tuple[list[Part], dict[str, Any]]]
+
+#: Claim ID → check function ``f(*, profile, seed, **implementation) -> (parts, params)``.
+CHECKS: dict[str, CheckFn] = {
+    "AGLD-R1": agld.check_r1,
+    "AGLD-R2": agld.check_r2,
+    "AGLD-UNB": agld.check_unb,
+    "AGLD-MEM": agld.check_mem,
+}
+
+#: What each check measures, in one line (the expectation the verdict is judged against).
+EXPECTATIONS: dict[str, str] = {
+    "AGLD-R1": "CA: staleness ≤ ⌈N/n⌉; RR: ≤ 2N/n; RA: coupon-collector law, C = O(N log N) w.h.p.",
+    "AGLD-R2": "snapshot ages ≤ D: PTU epoch, PPU from Req. 1, TMU the min, HSAG bounded",
+    "AGLD-UNB": "E[g | past] = ∇U for RA (exact enumeration); ≠ ∇U for CA and RR",
+    "AGLD-MEM": "snapshot bytes per chain: PTU ∝ d, PPU ∝ N d, PPU on a GLM ∝ N",
+}
+
+
+def ids(*, implemented: bool = True) -> list[str]:
+    """Claim IDs: those with a check (default), or the whole catalogue."""
+    return [c for c in CATALOGUE if not implemented or c in CHECKS]
+
+
+def run_check(claim_id: str, fn: CheckFn, *, profile: str, seed: int, **impl: Any) -> ClaimResult:
+    """Run ``fn`` and wrap its parts into a :class:`ClaimResult` (errors become verdicts)."""
+    info = CATALOGUE[claim_id]
+    t0 = time.perf_counter()
+    try:
+        parts, params = fn(profile=profile, seed=seed, **impl)
+    except Exception:  # a broken check must not lose the others: report it as an error
+        return ClaimResult(
+            claim_id,
+            info.paper,
+            info.location,
+            info.statement,
+            "error",
+            expectation=EXPECTATIONS.get(claim_id, ""),
+            seed=seed,
+            profile=profile,
+            runtime_s=time.perf_counter() - t0,
+            traceback=traceback.format_exc(),
+        )
+    verdict = combine_verdicts([p.verdict for p in parts])
+    negative = [p for p in parts if p.verdict in ("refuted", "qualified")]
+    reading = "; ".join(f"{p.name}: {p.reading}" for p in negative if p.reading) or "all parts hold"
+    counter = next((p.counterexample for p in parts if p.verdict == "refuted"), None)
+    return ClaimResult(
+        claim_id,
+        info.paper,
+        info.location,
+        info.statement,
+        verdict,
+        expectation=EXPECTATIONS.get(claim_id, ""),
+        reading=reading,
+        parts=parts,
+        counterexample=counter,
+        params={"profile": profile, "seed": seed, **params},
+        seed=seed,
+        profile=profile,
+        alpha=params.get("alpha"),
+        runtime_s=time.perf_counter() - t0,
+    )
+
+
+def check(claim_id: str, *, profile: str = "quick", seed: int = 0) -> ClaimResult:
+    """Check one claim of CLAIMS.md.
+
+    Parameters
+    ----------
+    claim_id : str
+        An ID from :func:`ids`.
+    profile : {"quick", "full"}
+        ``quick`` runs in seconds; ``full`` uses larger grids and more chains.
+    seed : int
+        Seed for every random number the check draws.
+
+    Returns
+    -------
+    ClaimResult
+    """
+    choice("profile", profile, PROFILES)
+    if claim_id in CATALOGUE and claim_id not in CHECKS:
+        raise NotImplementedError(f"{claim_id} is in the catalogue but has no check yet")
+    choice("claim ID", claim_id, CHECKS)
+    if not isinstance(seed, int):
+        raise TypeError(f"seed must be an integer, got {seed!r}")
+    return run_check(claim_id, CHECKS[claim_id], profile=profile, seed=seed)

@@ -1,0 +1,189 @@
+"""The driver: draw the randomness from a seed, loop, record.
+
+``run`` is the one place where random numbers are generated
+(``np.random.default_rng(seed)``); samplers only consume them.  Output arrays
+are laid out ``(chains, draws, ...)`` as in ArviZ.  With ``keep="moments"``
+nothing per-draw is stored: running sums give per-chain first and second
+moments in O(chains·d²) memory.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._validation import as_theta, choice, finite_array, positive, positive_int
+from .problems.base import Problem
+from .registry import make_sampler
+
+__all__ = ["RECORDABLE", "RunResult", "run"]
+
+#: Observables ``run`` can record, and what each is.
+RECORDABLE = {
+    "theta": "the state θ, (chains, draws, d)",
+    "grad": "the gradient estimate used for the step from this draw, (chains, draws, d)",
+    "indices": "the data indices used by that step, (chains, draws, b)",
+}
+
+
+@dataclass
+class RunResult:
+    """What :func:`run` returns.
+
+    Attributes
+    ----------
+    draws : dict
+        Recorded observables, each ``(chains, draws, ...)``; empty with ``keep="moments"``.
+    moments : dict
+        ``"mean"`` (chains, d) and ``"second"`` (chains, d, d): per-chain averages of
+        ``θ`` and ``θθᵀ`` over the kept draws.  Always present.
+    final_state : Any
+        The sampler state after the last step (to continue a run).
+    params : dict
+        Everything needed to reproduce the run: algorithm, problem, h, seed, ...
+    wall_time : float
+        Seconds.
+    """
+
+    draws: dict[str, np.ndarray]
+    moments: dict[str, np.ndarray]
+    final_state: Any
+    params: dict[str, Any]
+    wall_time: float
+    n_kept: int = field(default=0)
+
+
+def run(
+    algorithm: str,
+    problem: Problem,
+    *,
+    h: float,
+    n_steps: int,
+    chains: int = 1000,
+    seed: int = 0,
+    theta0: np.ndarray | None = None,
+    burn_in: int = 0,
+    thin: int = 1,
+    record: Sequence[str] = ("theta",),
+    keep: str = "draws",
+    progress: bool = False,
+    **params: Any,
+) -> RunResult:
+    """Run ``chains`` independent chains of ``algorithm`` on ``problem``.
+
+    Parameters
+    ----------
+    algorithm : str
+        A registry name (:func:`sgmcmc_verify.registry.names`).
+    problem : Problem
+    h : float
+        Step size, > 0.
+    n_steps : int
+        Number of steps.
+    chains : int
+        Number of independent chains.
+    seed : int
+        Seed of ``np.random.default_rng``; the same seed gives the same numbers.
+    theta0 : ndarray, shape (d,) or (chains, d), optional
+        Initial state; default zeros (as SVRHMC Algorithms 1–4 initialise).
+    burn_in : int
+        Steps discarded before recording.
+    thin : int
+        Record every ``thin``-th state after burn-in.
+    record : sequence of str
+        Observables to store per draw, from :data:`RECORDABLE`.
+    keep : {"draws", "moments"}
+        ``"moments"`` stores nothing per draw (bounded memory).
+    progress : bool
+        Print progress to stderr every 10 %.
+    **params
+        Algorithm parameters (see ``registry.get(algorithm).params``).
+
+    Returns
+    -------
+    RunResult
+        Draw ``j`` is the state after ``burn_in + (j+1)·thin`` steps; ``grad`` and
+        ``indices`` of draw ``j`` belong to the step that produced that state.
+    """
+    n_steps = positive_int("n_steps", n_steps)
+    chains = positive_int("chains", chains)
+    thin = positive_int("thin", thin)
+    burn_in = positive_int("burn_in", burn_in, minimum=0)
+    if burn_in >= n_steps:
+        raise ValueError(f"burn_in ({burn_in}) must be < n_steps ({n_steps})")
+    positive("h", h)
+    choice("keep", keep, ("draws", "moments"))
+    for name in record:
+        choice("observable to record", name, RECORDABLE)
+    if not isinstance(seed, int | np.integer):
+        raise TypeError(f"seed must be an integer, got {seed!r}")
+    if theta0 is None:
+        theta0 = np.zeros((chains, problem.d))
+    theta0 = finite_array("theta0", theta0)
+    if theta0.ndim == 1:
+        theta0 = np.broadcast_to(theta0, (chains, theta0.shape[0]))
+    theta0 = as_theta(theta0, problem.d)
+    if theta0.shape[0] != chains:
+        raise ValueError(f"theta0 has {theta0.shape[0]} chains, expected {chains}")
+    sampler = make_sampler(algorithm, problem, h=h, **params)
+
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    state = sampler.init(theta0, rng)
+    n_kept = (n_steps - burn_in) // thin
+    store = keep == "draws"
+    out: dict[str, list[np.ndarray]] = {name: [] for name in record} if store else {}
+    d = problem.d
+    sum1 = np.zeros((chains, d))
+    sum2 = np.zeros((chains, d, d))
+    report_every = max(1, n_steps // 10)
+    for t in range(n_steps):
+        rand, state = sampler.draw(state, rng)
+        state, info = sampler.step(state, rand)
+        s = t + 1 - burn_in
+        if s > 0 and s % thin == 0 and s // thin <= n_kept:
+            theta = state.theta
+            sum1 += theta
+            sum2 += theta[:, :, None] * theta[:, None, :]
+            if store:
+                for name in record:
+                    out[name].append(_observable(name, state, info).copy())
+        if progress and (t + 1) % report_every == 0:
+            print(
+                f"  {algorithm}: {100 * (t + 1) // n_steps}% ({t + 1}/{n_steps} steps)",
+                file=sys.stderr,
+            )
+    draws = {k: np.stack(v, axis=1) for k, v in out.items() if v}
+    return RunResult(
+        draws=draws,
+        moments={"mean": sum1 / n_kept, "second": sum2 / n_kept},
+        final_state=state,
+        params={
+            "algorithm": algorithm,
+            "problem": problem.name,
+            "h": float(h),
+            "n_steps": n_steps,
+            "chains": chains,
+            "seed": int(seed),
+            "burn_in": burn_in,
+            "thin": thin,
+            **params,
+        },
+        wall_time=time.perf_counter() - t0,
+        n_kept=n_kept,
+    )
+
+
+def _observable(name: str, state: Any, info: Any) -> np.ndarray:
+    if name == "theta":
+        return state.theta
+    if name == "grad":
+        return info.grad
+    if info.indices is None:
+        raise ValueError("this algorithm uses no data indices to record")
+    return info.indices

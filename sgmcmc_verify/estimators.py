@@ -1,0 +1,694 @@
+"""Gradient estimators as values carrying their per-chain state.
+
+Every estimator follows the same four-call protocol (:class:`Estimator`), so
+integrators never need to know which one they are given:
+
+``init(problem, theta, rng) -> state``
+    Build the per-chain state (snapshot tables, access permutations, ...).
+``draw(problem, state, chains, rng) -> (rand, state)``
+    Draw this iteration's randomness (indices, uniforms, Gaussian noise).  Kept
+    separate so a trajectory can be pinned by passing the same ``rand`` to two
+    implementations.
+``estimate(problem, theta, state, rand, context=None) -> (grad, cache)``
+    The estimate of ``∇U(θ)``, shape ``(chains, d)``, and whatever was computed
+    that :meth:`update` may reuse.
+``update(problem, state, theta, theta_new, rand, cache) -> state``
+    Bookkeeping after the integrator has produced ``theta_new``.
+
+The prior gradient ``∇U_0`` is always evaluated exactly (see
+:mod:`sgmcmc_verify.problems.base`).  Estimators holding an ``(chains, N, d)``
+table update it in place: the state passed to :meth:`update` is consumed, to
+avoid copying O(chains·N·d) numbers every step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ._validation import choice, nonnegative, positive, positive_int
+from .access import RA, WOR, AccessState, DataAccess
+from .problems.base import GLMProblem, Problem
+from .snapshots import PTU, SnapshotStrategy
+
+__all__ = [
+    "AGLD",
+    "EWSG",
+    "SAGA",
+    "SVRG",
+    "Estimator",
+    "FullGradient",
+    "InjectedNoise",
+    "Minibatch",
+    "first_occurrence",
+    "snapshot_ages",
+    "snapshot_nbytes",
+]
+
+
+class Estimator(Protocol):
+    """The protocol every gradient estimator implements (see module docstring)."""
+
+    name: str
+
+    def init(self, problem: Problem, theta: np.ndarray, rng: np.random.Generator) -> Any: ...
+
+    def draw(
+        self, problem: Problem, state: Any, chains: int, rng: np.random.Generator
+    ) -> tuple[Any, Any]: ...
+
+    def estimate(
+        self, problem: Problem, theta: np.ndarray, state: Any, rand: Any, context: Any = None
+    ) -> tuple[np.ndarray, Any]: ...
+
+    def update(
+        self,
+        problem: Problem,
+        state: Any,
+        theta: np.ndarray,
+        theta_new: np.ndarray,
+        rand: Any,
+        cache: Any,
+    ) -> Any: ...
+
+    def chosen_indices(self, rand: Any, cache: Any) -> np.ndarray | None:
+        """The data indices this step used, shape (chains, b), or ``None``."""
+        ...
+
+
+def first_occurrence(idx: np.ndarray) -> np.ndarray:
+    """Mask of the first occurrence of each index in every row of ``idx`` (chains, b).
+
+    With-replacement batches may repeat an index; running sums over a snapshot
+    table must count each refreshed entry once.
+    """
+    eq = idx[:, :, None] == idx[:, None, :]
+    earlier = np.tril(np.ones((idx.shape[1], idx.shape[1]), dtype=bool), k=-1)
+    return ~np.any(eq & earlier, axis=2)
+
+
+def data_grad_sum(problem: Problem, theta: np.ndarray) -> np.ndarray:
+    """``Σ_i ∇f_i(θ)``, shape (chains, d): the snapshot full gradient of SVRG/PTU."""
+    return problem.all_component_grads(theta).sum(axis=1)
+
+
+class _Stateless:
+    """Mixin for estimators whose only state is ``None``."""
+
+    def chosen_indices(self, rand, cache):
+        return None
+
+    def init(self, problem, theta, rng):
+        return None
+
+    def update(self, problem, state, theta, theta_new, rand, cache):
+        return state
+
+
+@dataclass(frozen=True)
+class FullGradient(_Stateless):
+    """The exact gradient ``∇U(θ)`` (LMC, AGLD eq. (3))."""
+
+    name = "full"
+
+    def draw(self, problem, state, chains, rng):
+        return None, state
+
+    def estimate(self, problem, theta, state, rand, context=None):
+        return problem.grad(theta), None
+
+
+@dataclass(frozen=True)
+class Minibatch(_Stateless):
+    """Uniform minibatch ``∇U_0(θ) + (N/n) Σ_{i∈S} ∇f_i(θ)`` (AGLD eq. (4); SVRHMC §2).
+
+    Parameters
+    ----------
+    n : int
+        Batch size.
+    replace : bool
+        With replacement (RA; the SGLD of AGLD eq. (4)) or without (WOR).
+    """
+
+    n: int
+    replace: bool = True
+    name = "minibatch"
+
+    def __post_init__(self) -> None:
+        positive_int("n (batch size)", self.n)
+
+    @property
+    def access(self) -> DataAccess:
+        return RA(self.n) if self.replace else WOR(self.n)
+
+    def init(self, problem, theta, rng):
+        self.access.check(problem.N)
+        return None
+
+    def draw(self, problem, state, chains, rng):
+        idx, _ = self.access.draw(AccessState(0, 0, None), chains, problem.N, rng)
+        return idx, state
+
+    def estimate(self, problem, theta, state, rand, context=None):
+        g = problem.component_grads(theta, rand).sum(axis=1)
+        return problem.prior_grad(theta) + (problem.N / self.n) * g, None
+
+    def chosen_indices(self, rand, cache):
+        return rand
+
+
+@dataclass(frozen=True)
+class InjectedNoise(_Stateless):
+    """``∇U(θ) + N(0, 2B/h)``: the SGNHT §3 model ``∇Ũ h = ∇U h + N(0, 2Bh)``.
+
+    Parameters
+    ----------
+    B : float or ndarray (d, d)
+        Noise covariance parameter (scalar means ``B·I``); must be positive
+        semi-definite.
+    h : float
+        The step size the noise is scaled for.
+    """
+
+    B: Any
+    h: float
+    name = "injected-noise"
+    _chol: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        positive("h", self.h)
+        B = np.atleast_2d(np.asarray(self.B, dtype=np.float64))
+        if B.shape[0] != B.shape[1] or not np.allclose(B, B.T):
+            raise ValueError(f"B must be a scalar or a symmetric matrix, got shape {B.shape}")
+        w, V = np.linalg.eigh(B)
+        if w.min() < -1e-12 * max(1.0, abs(w).max()):
+            raise ValueError(
+                f"B must be positive semi-definite (smallest eigenvalue {w.min():.3g})"
+            )
+        root = V * np.sqrt(np.clip(w, 0, None) * 2.0 / self.h)
+        object.__setattr__(self, "_chol", root)
+
+    def _root(self, d: int) -> np.ndarray:
+        if self._chol.shape[0] == 1 and d > 1:
+            return np.eye(d) * self._chol[0, 0]
+        if self._chol.shape[0] != d:
+            raise ValueError(f"B has dimension {self._chol.shape[0]}, problem has d={d}")
+        return self._chol
+
+    def init(self, problem, theta, rng):
+        self._root(problem.d)
+        return None
+
+    def draw(self, problem, state, chains, rng):
+        return rng.standard_normal((chains, problem.d)), state
+
+    def estimate(self, problem, theta, state, rand, context=None):
+        return problem.grad(theta) + rand @ self._root(problem.d).T, None
+
+
+# --------------------------------------------------------------------------------------
+# AGLD: Data-Accessing × Snapshot-Updating (AGLD Algorithm 1, eq. (6))
+# --------------------------------------------------------------------------------------
+
+
+class TableSnapshot(NamedTuple):
+    """Snapshot as a table of gradients: ``α_i`` for every ``i`` (O(dN) memory per chain).
+
+    ``stamp[c, i]`` is the iteration ``j`` with ``α_i = ∇f_i(x^{(j)})`` (for Requirement 2).
+    """
+
+    table: np.ndarray  # (chains, N, d)
+    total: np.ndarray  # (chains, d): Σ_i α_i
+    stamp: np.ndarray  # (chains, N) int
+
+
+class ScalarSnapshot(NamedTuple):
+    """Snapshot of a GLM, ``α_i = s_i z_i``: only the scalars ``s_i`` (O(N) per chain)."""
+
+    scalars: np.ndarray  # (chains, N)
+    total: np.ndarray  # (chains, d)
+    stamp: np.ndarray  # (chains, N) int
+
+
+class PointSnapshot(NamedTuple):
+    """PTU snapshot: the iterate ``x̃`` and ``Σ_i ∇f_i(x̃)`` (O(d) per chain; AGLD §3.2)."""
+
+    point: np.ndarray  # (chains, d)
+    total: np.ndarray  # (chains, d)
+    stamp: int
+
+
+class AGLDState(NamedTuple):
+    access: AccessState
+    snap: TableSnapshot | ScalarSnapshot | PointSnapshot
+    k: int
+
+
+STORAGES = ("table", "scalar", "point")
+
+
+@dataclass(frozen=True)
+class AGLD:
+    """The AGLD aggregated-gradient estimator, AGLD eq. (6) and Algorithm 1.
+
+    .. math::
+
+        g^{(k)} = \\nabla U_0(x^{(k)}) + \\frac{N}{n} \\sum_{i\\in S_k}
+        \\bigl(\\nabla f_i(x^{(k)}) - \\alpha_i^{(k)}\\bigr) + \\sum_{i=1}^N \\alpha_i^{(k)}
+
+    with ``S_k`` from the Data-Accessing strategy, ``α_i^{(0)} = ∇f_i(x^{(0)})``
+    (Algorithm 1 line 1) and ``α^{(k+1)}`` from the Snapshot-Updating strategy
+    (line 5).  ``∇U_0`` is exact (the paper folds it into ``f_i``; see
+    :mod:`sgmcmc_verify.problems.base`).
+
+    Parameters
+    ----------
+    access : DataAccess
+        RA, RR or CA (:mod:`sgmcmc_verify.access`).
+    snapshot : SnapshotStrategy
+        PTU, PPU, TMU or HSAG (:mod:`sgmcmc_verify.snapshots`).
+    storage : {"auto", "table", "scalar", "point"}
+        ``"point"`` stores ``(x̃, Σ∇f_i(x̃))`` and re-evaluates ``∇f_i(x̃)`` (PTU
+        only); ``"scalar"`` stores ``N`` scalars for a :class:`GLMProblem`;
+        ``"table"`` the full ``(N, d)`` table.  ``"auto"`` picks ``"point"`` for
+        PTU and ``"table"`` otherwise.
+    """
+
+    access: DataAccess
+    snapshot: SnapshotStrategy
+    storage: str = "auto"
+
+    def __post_init__(self) -> None:
+        choice("snapshot storage", self.storage, ("auto", *STORAGES))
+        if self.storage == "point" and not isinstance(self.snapshot, PTU):
+            raise ValueError("point storage holds one iterate: only PTU refreshes all at once")
+
+    @property
+    def name(self) -> str:
+        return f"{self.snapshot.name}-{self.access.name}"
+
+    @property
+    def n(self) -> int:
+        return self.access.n
+
+    def resolved_storage(self, problem: Problem) -> str:
+        if self.storage == "auto":
+            return "point" if isinstance(self.snapshot, PTU) else "table"
+        if self.storage == "scalar" and not isinstance(problem, GLMProblem):
+            raise ValueError("scalar snapshot storage needs a GLMProblem (∇f_i = s_i z_i)")
+        return self.storage
+
+    # -- protocol ---------------------------------------------------------------------
+    def init(self, problem, theta, rng):
+        chains = theta.shape[0]
+        access = self.access.init(chains, problem.N, rng)
+        storage = self.resolved_storage(problem)
+        stamp = np.zeros((chains, problem.N), dtype=np.int64)
+        if storage == "point":
+            snap = PointSnapshot(theta.copy(), data_grad_sum(problem, theta), 0)
+        elif storage == "scalar":
+            all_idx = np.broadcast_to(np.arange(problem.N), (chains, problem.N))
+            s = problem.component_scalars(theta, all_idx)
+            snap = ScalarSnapshot(s, s @ problem.Z, stamp)
+        else:
+            table = problem.all_component_grads(theta).copy()
+            snap = TableSnapshot(table, table.sum(axis=1), stamp)
+        return AGLDState(access, snap, 0)
+
+    def draw(self, problem, state, chains, rng):
+        idx, access = self.access.draw(state.access, chains, problem.N, rng)
+        return idx, state._replace(access=access)
+
+    def chosen_indices(self, rand, cache):
+        return rand
+
+    def _alpha(self, problem, snap, idx):
+        """``α_i`` for the batch: shape (chains, n, d)."""
+        if isinstance(snap, PointSnapshot):
+            return problem.component_grads(snap.point, idx)
+        if isinstance(snap, ScalarSnapshot):
+            return np.take_along_axis(snap.scalars, idx, axis=1)[..., None] * problem.Z[idx]
+        return np.take_along_axis(snap.table, idx[..., None], axis=1)
+
+    def estimate(self, problem, theta, state, rand, context=None):
+        idx = rand
+        if isinstance(state.snap, ScalarSnapshot):
+            s_now = problem.component_scalars(theta, idx)
+            now = s_now[..., None] * problem.Z[idx]
+        else:
+            s_now = None
+            now = problem.component_grads(theta, idx)
+        alpha = self._alpha(problem, state.snap, idx)
+        g = problem.prior_grad(theta) + (problem.N / self.n) * (now - alpha).sum(axis=1)
+        return g + state.snap.total, (now, alpha, s_now)
+
+    def update(self, problem, state, theta, theta_new, rand, cache):
+        idx, k, snap = rand, state.k, state.snap
+        now, alpha, s_now = cache
+        part = self.snapshot.partial(idx, problem.N)
+        if part is not None:
+            snap = _partial_refresh(snap, idx, part, now, alpha, s_now, k)
+        tot = self.snapshot.total(k, problem.N)
+        if tot is not None:
+            snap = _total_refresh(problem, snap, theta_new, tot, k + 1)
+        return AGLDState(state.access, snap, k + 1)
+
+
+def _partial_refresh(snap, idx, mask, now, alpha, s_now, k):
+    """Set ``α_i = ∇f_i(x^{(k)})`` for the masked batch entries (in place)."""
+    if isinstance(snap, PointSnapshot):
+        raise ValueError("a point snapshot cannot be partially refreshed")
+    once = mask & first_occurrence(idx)
+    total = snap.total + np.einsum("cb,cbd->cd", once.astype(float), now - alpha)
+    stamp_vals = np.where(mask, k, np.take_along_axis(snap.stamp, idx, axis=1))
+    np.put_along_axis(snap.stamp, idx, stamp_vals, axis=1)
+    if isinstance(snap, ScalarSnapshot):
+        old = np.take_along_axis(snap.scalars, idx, axis=1)
+        np.put_along_axis(snap.scalars, idx, np.where(mask, s_now, old), axis=1)
+        return ScalarSnapshot(snap.scalars, total, snap.stamp)
+    new_vals = np.where(mask[..., None], now, alpha)
+    np.put_along_axis(snap.table, idx[..., None], new_vals, axis=1)
+    return TableSnapshot(snap.table, total, snap.stamp)
+
+
+def _total_refresh(problem, snap, theta_new, mask, k1):
+    """Set ``α_i = ∇f_i(x^{(k+1)})`` for the masked entries ``i`` (in place)."""
+    if isinstance(snap, PointSnapshot):
+        if not mask.all():
+            raise ValueError("a point snapshot can only be refreshed as a whole")
+        return PointSnapshot(theta_new.copy(), data_grad_sum(problem, theta_new), k1)
+    chains = theta_new.shape[0]
+    cols = np.flatnonzero(mask)
+    idx = np.broadcast_to(cols, (chains, cols.size))
+    snap.stamp[:, cols] = k1
+    if isinstance(snap, ScalarSnapshot):
+        snap.scalars[:, cols] = problem.component_scalars(theta_new, idx)
+        return ScalarSnapshot(snap.scalars, snap.scalars @ problem.Z, snap.stamp)
+    snap.table[:, cols] = problem.component_grads(theta_new, idx)
+    return TableSnapshot(snap.table, snap.table.sum(axis=1), snap.stamp)
+
+
+def snapshot_ages(state: AGLDState) -> np.ndarray:
+    """Age ``k − j`` of every snapshot entry, ``α_i = ∇f_i(x^{(j)})``: shape (chains, N).
+
+    For a point snapshot every entry has the same age.  Used by the Requirement 2
+    check (AGLD §3.2).
+    """
+    snap = state.snap
+    if isinstance(snap, PointSnapshot):
+        return np.full((snap.total.shape[0], 1), state.k - snap.stamp)
+    return state.k - snap.stamp
+
+
+def snapshot_nbytes(state: AGLDState) -> int:
+    """Bytes of gradient-snapshot storage held per chain (AGLD-MEM).
+
+    Counts the arrays that hold gradient information (table, scalars, point,
+    running total); the integer age ``stamp`` is instrumentation for Requirement
+    2 and is excluded.
+    """
+    snap = state.snap
+    arrays = [snap.total] + [
+        getattr(snap, f) for f in ("table", "scalars", "point") if hasattr(snap, f)
+    ]
+    chains = snap.total.shape[0]
+    return sum(a.nbytes for a in arrays) // chains
+
+
+# --------------------------------------------------------------------------------------
+# SVRG and SAGA exactly as printed in SVRHMC Algorithms 1 and 2
+# --------------------------------------------------------------------------------------
+
+
+class SVRGState(NamedTuple):
+    w: np.ndarray  # (chains, d): the epoch snapshot θ_{tK}
+    g: np.ndarray  # (chains, d): Σ_i ∇f_i(w)
+    k: int  # iterations done
+
+
+@dataclass(frozen=True)
+class SVRG:
+    """SVRG gradient estimator, SVRHMC Algorithm 1 lines 4–8 (Dubey et al. 2016).
+
+    .. math::
+
+        \\tilde\\nabla_{tK+k} = -\\nabla\\log\\Pr(\\theta_{tK+k})
+        + \\frac{n}{b}\\sum_{i\\in I}\\bigl(\\nabla f_i(\\theta_{tK+k}) - \\nabla f_i(w)\\bigr) + g,
+        \\quad w = \\theta_{tK},\\; g = \\sum_i \\nabla f_i(w).
+
+    (SVRHMC's ``n`` is our ``N``.)  ``I`` is ``b`` uniform indices; line 7 says
+    "index subset ... |I| = b", §2 says with replacement: ``replace`` picks.
+
+    Parameters
+    ----------
+    b : int
+        Minibatch size.
+    K : int
+        Epoch length (the paper suggests ``K = N/b``).
+    replace : bool
+    """
+
+    b: int
+    K: int
+    replace: bool = True
+    name = "svrg"
+
+    def __post_init__(self) -> None:
+        positive_int("b (batch size)", self.b)
+        positive_int("K (epoch length)", self.K)
+
+    @property
+    def access(self) -> DataAccess:
+        return RA(self.b) if self.replace else WOR(self.b)
+
+    def init(self, problem, theta, rng):
+        self.access.check(problem.N)
+        return SVRGState(theta.copy(), data_grad_sum(problem, theta), 0)
+
+    def draw(self, problem, state, chains, rng):
+        idx, _ = self.access.draw(AccessState(0, 0, None), chains, problem.N, rng)
+        return idx, state
+
+    def chosen_indices(self, rand, cache):
+        return rand
+
+    def estimate(self, problem, theta, state, rand, context=None):
+        diff = problem.component_grads(theta, rand) - problem.component_grads(state.w, rand)
+        g = problem.prior_grad(theta) + (problem.N / self.b) * diff.sum(axis=1)
+        return g + state.g, None
+
+    def update(self, problem, state, theta, theta_new, rand, cache):
+        k = state.k + 1
+        if k % self.K == 0:  # line 3-5: a new epoch starts at θ_{tK}
+            return SVRGState(theta_new.copy(), data_grad_sum(problem, theta_new), k)
+        return state._replace(k=k)
+
+
+class SAGAState(NamedTuple):
+    alpha: np.ndarray  # (chains, N, d): the points α^i (SVRHMC Alg. 2 line 3)
+    g: np.ndarray  # (chains, d): Σ_i ∇f_i(α^i)
+
+
+@dataclass(frozen=True)
+class SAGA:
+    """SAGA gradient estimator, SVRHMC Algorithm 2 lines 3–11 (Dubey et al. 2016).
+
+    As printed, the table holds *points* ``α^i`` (initialised to ``θ_0``), the
+    estimate is
+
+    .. math::
+
+        \\tilde\\nabla_t = -\\nabla\\log\\Pr(\\theta_t)
+        + \\frac{n}{b}\\sum_{i\\in I}\\bigl(\\nabla f_i(\\theta_t)
+        - \\nabla f_i(\\alpha_t^i)\\bigr) + g,
+
+    and after the step ``α^i ← θ_t`` and ``g ← g + Σ_{i∈I}(∇f_i(α_{t+1}^i) − ∇f_i(α_t^i))``
+    for ``i ∈ I`` (lines 10–11).  With a with-replacement batch an index may
+    repeat; it is counted once in the update of ``g`` so that ``g = Σ_i ∇f_i(α^i)``
+    stays true (line 6 calls ``I`` a set).
+
+    Parameters
+    ----------
+    b : int
+    replace : bool
+    """
+
+    b: int
+    replace: bool = True
+    name = "saga"
+
+    def __post_init__(self) -> None:
+        positive_int("b (batch size)", self.b)
+
+    @property
+    def access(self) -> DataAccess:
+        return RA(self.b) if self.replace else WOR(self.b)
+
+    def init(self, problem, theta, rng):
+        self.access.check(problem.N)
+        alpha = np.repeat(theta[:, None, :], problem.N, axis=1)
+        return SAGAState(alpha, data_grad_sum(problem, theta))
+
+    def draw(self, problem, state, chains, rng):
+        idx, _ = self.access.draw(AccessState(0, 0, None), chains, problem.N, rng)
+        return idx, state
+
+    def chosen_indices(self, rand, cache):
+        return rand
+
+    def estimate(self, problem, theta, state, rand, context=None):
+        now = problem.component_grads(theta, rand)
+        points = np.take_along_axis(state.alpha, rand[..., None], axis=1)
+        old = np.stack(
+            [
+                problem.component_grads(points[:, j], rand[:, j : j + 1])[:, 0]
+                for j in range(rand.shape[1])
+            ],
+            axis=1,
+        )
+        g = problem.prior_grad(theta) + (problem.N / self.b) * (now - old).sum(axis=1)
+        return g + state.g, (now, old)
+
+    def update(self, problem, state, theta, theta_new, rand, cache):
+        now, old = cache  # ∇f_i(α_{t+1}^i) = ∇f_i(θ_t) was computed on line 7
+        once = first_occurrence(rand)
+        g = state.g + np.einsum("cb,cbd->cd", once.astype(float), now - old)
+        np.put_along_axis(
+            state.alpha, rand[..., None], np.repeat(theta[:, None, :], rand.shape[1], 1), axis=1
+        )
+        return SAGAState(state.alpha, g)
+
+
+# --------------------------------------------------------------------------------------
+# EWSG: exponentially weighted stochastic gradients (EWSG eqs. (4)–(5), Algorithm 1)
+# --------------------------------------------------------------------------------------
+
+
+class EWSGRand(NamedTuple):
+    """Randomness of one EWSG index selection.
+
+    ``start`` (chains, b): the initial batch (Alg. 1 "i ← uniformly sampled");
+    ``proposals`` (chains, M, b): the uniform proposals; ``u`` (chains, M):
+    acceptance uniforms; ``v`` (chains,): the inverse-CDF uniform of the ideal mode.
+    """
+
+    start: np.ndarray
+    proposals: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+
+
+@dataclass(frozen=True)
+class EWSG(_Stateless):
+    """EWSG index selection with ideal weights (eq. (4)) or the Metropolis chain (eq. (5)).
+
+    With ``a_i = a_scale·∇f_i(θ)`` and ``x`` the standardised increment of the
+    integrator's noise, eq. (4) sets
+
+    .. math::
+
+        p_i \\propto \\exp\\Bigl(-\\tfrac12\\|x + \\textstyle\\sum_j a_j\\|^2
+        + \\tfrac12\\|x + N a_i\\|^2\\Bigr)
+
+    and the estimate is ``∇U_0(θ) + N ∇f_I(θ)`` with ``I ~ p``.  For ULD-EM
+    (EWSG eq. (3)) ``a_scale = √h/σ``; for overdamped EM ``θ' = θ − h∇U + √(2h)ξ``
+    the same derivation (EWSG §4.2, "Sec. F": not in our text) gives
+    ``x = (θ' − θ)/√(2h)`` and ``a_scale = √(h/2)``.
+
+    ``mode="mh"`` runs EWSG Algorithm 1: a fresh uniform start ``I`` each
+    iteration, then ``M`` Metropolis steps with uniform proposals accepted with
+    ``min(1, exp(½‖x + N a_j‖² − ½‖x + N a_i‖²))`` (eq. (5)).  For ``b > 1``
+    (EWSG appendix E, not in our text) the chain moves on batches of ``b``
+    indices (with replacement), the estimate is ``(N/b) Σ_{i∈I} ∇f_i`` and
+    ``N a_i`` becomes ``(N/b) Σ_{i∈I} a_i`` in eq. (5) — the same kernel-matching
+    argument applied to the batch estimator.
+
+    ``mode="ideal"`` samples ``I`` exactly from eq. (4) using all ``N`` component
+    gradients (``b = 1`` only).
+
+    Parameters
+    ----------
+    a_scale : float
+        ``a_i = a_scale·∇f_i``.
+    M : int
+        Index-chain length (``M = 0`` is uniform SG).
+    b : int
+        Batch size.
+    mode : {"mh", "ideal"}
+    x : float
+        The value used for ``x`` (constant across coordinates), unless the caller
+        passes ``context={"x": array}``.  Default 0, the overdamped analogue of
+        the paper's choice ``x̂ = √h γ r_k/σ`` ("θ_{k+1} = θ_k", as ``r_{k+1} = r_k``
+        there).
+    """
+
+    a_scale: float
+    M: int = 1
+    b: int = 1
+    mode: str = "mh"
+    x: float = 0.0
+    name = "ewsg"
+
+    def __post_init__(self) -> None:
+        positive("a_scale", self.a_scale)
+        positive_int("M (index-chain length)", self.M, minimum=0)
+        positive_int("b (batch size)", self.b)
+        choice("EWSG mode", self.mode, ("mh", "ideal"))
+        nonnegative("|x|", abs(self.x))
+        if self.mode == "ideal" and self.b != 1:
+            raise ValueError("ideal EWSG weights (eq. (4)) are defined for b = 1")
+
+    def draw(self, problem, state, chains, rng):
+        N, M, b = problem.N, self.M, self.b
+        rand = EWSGRand(
+            start=rng.integers(0, N, (chains, b)),
+            proposals=rng.integers(0, N, (chains, M, b)),
+            u=rng.random((chains, M)),
+            v=rng.random(chains),
+        )
+        return rand, state
+
+    def _x(self, theta, context):
+        if context is not None and "x" in context:
+            return np.asarray(context["x"], dtype=np.float64)
+        return np.full_like(theta, self.x)
+
+    def log_weights(self, problem: Problem, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Normalised log ``p_i`` of eq. (4), shape (chains, N)."""
+        a = self.a_scale * problem.all_component_grads(theta)  # (chains, N, d)
+        logw = -0.5 * np.sum((x + a.sum(axis=1)) ** 2, axis=1)[:, None] + 0.5 * np.sum(
+            (x[:, None, :] + problem.N * a) ** 2, axis=2
+        )
+        return logw - logsumexp(logw, axis=1, keepdims=True)
+
+    def select(self, problem, theta, rand, x) -> np.ndarray:
+        """The selected batch, shape (chains, b)."""
+        if self.mode == "ideal":
+            cdf = np.cumsum(np.exp(self.log_weights(problem, theta, x)), axis=1)
+            idx = (cdf < rand.v[:, None] * cdf[:, -1:]).sum(axis=1)
+            return np.minimum(idx, problem.N - 1)[:, None]
+        cur = rand.start
+        cur_e = self._energy(problem, theta, cur, x)
+        for m in range(self.M):
+            prop = rand.proposals[:, m]
+            prop_e = self._energy(problem, theta, prop, x)
+            # eq. (5): accept w.p. min(1, exp(E_j − E_i)) with E = ½‖x + (N/b)Σ a‖².
+            accept = np.log(rand.u[:, m]) < prop_e - cur_e
+            cur = np.where(accept[:, None], prop, cur)
+            cur_e = np.where(accept, prop_e, cur_e)
+        return cur
+
+    def _energy(self, problem, theta, batch, x):
+        s = (problem.N / self.b) * self.a_scale * problem.component_grads(theta, batch).sum(axis=1)
+        return 0.5 * np.sum((x + s) ** 2, axis=1)
+
+    def estimate(self, problem, theta, state, rand, context=None):
+        idx = self.select(problem, theta, rand, self._x(theta, context))
+        g = problem.component_grads(theta, idx).sum(axis=1)
+        return problem.prior_grad(theta) + (problem.N / self.b) * g, idx
+
+    def chosen_indices(self, rand, cache):
+        return cache

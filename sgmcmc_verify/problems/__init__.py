@@ -1,0 +1,45 @@
+"""Test problems: targets with their data terms and everything known exactly about them.
+
+See :mod:`sgmcmc_verify.problems.base` for the convention ``π ∝ exp(-U)``,
+``U = U_0 + Σ_i f_i`` used throughout.  :func:`get` builds a problem by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._validation import choice
+from .base import Exact, GLMProblem, Problem
+from .gaussian import GaussianQuadratic, gaussian_differing, gaussian_identical
+from .linear_regression import LinearRegression, linear_regression_synthetic
+
+__all__ = [
+    "PROBLEMS",
+    "Exact",
+    "GLMProblem",
+    "GaussianQuadratic",
+    "LinearRegression",
+    "Problem",
+    "gaussian_differing",
+    "gaussian_identical",
+    "get",
+    "linear_regression_synthetic",
+]
+
+#: Named problem factories; each accepts keyword overrides of its defaults.
+PROBLEMS: dict[str, Callable[..., Problem]] = {
+    "gaussian-identical-1d": lambda **kw: gaussian_identical(**{"d": 1, **kw}),
+    "gaussian-identical-2d": lambda **kw: gaussian_identical(**{"d": 2, **kw}),
+    "gaussian-identical-10d": lambda **kw: gaussian_identical(**{"d": 10, **kw}),
+    "gaussian-differing-1d": lambda **kw: gaussian_differing(**{"d": 1, **kw}),
+    "gaussian-differing-2d": lambda **kw: gaussian_differing(**{"d": 2, **kw}),
+    "gaussian-differing-10d": lambda **kw: gaussian_differing(**{"d": 10, **kw}),
+    "linear-regression": linear_regression_synthetic,
+}
+
+
+def get(name: str, **kwargs: Any) -> Problem:
+    """Build the named problem; ``kwargs`` override its defaults."""
+    choice("problem", name, PROBLEMS)
+    return PROBLEMS[name](**kwargs)
