@@ -1,8 +1,8 @@
 """Argument checks shared by problems, estimators, samplers and the driver.
 
 Every public entry point validates before doing any work, and raises
-``ValueError`` (bad value), ``TypeError`` (bad type) or ``KeyError``-free
-``ValueError`` for unknown names, with one line that says what was expected.
+``ValueError`` (bad value or unknown name) or ``TypeError`` (bad type), with one
+line that says what was expected.
 """
 
 from __future__ import annotations
@@ -42,7 +42,11 @@ def positive_int(name: str, value: int, *, minimum: int = 1) -> int:
 
 
 def as_theta(theta: np.ndarray, d: int) -> np.ndarray:
-    """Validate a state array of shape ``(chains, d)``, finite, float64."""
+    """Validate a state array of shape ``(chains, d)`` and return it as float64.
+
+    Finiteness is checked at the entry points (:func:`finite_array` on ``theta0``),
+    not here: a chain that diverges mid-run is a result, not an input error.
+    """
     arr = np.asarray(theta, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != d:
         raise ValueError(f"theta must have shape (chains, {d}), got {np.shape(theta)}")

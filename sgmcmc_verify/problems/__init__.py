@@ -11,20 +11,31 @@ from typing import Any
 
 from .._validation import choice
 from .base import Exact, GLMProblem, Problem
+from .double_well import DoubleWell, double_well
 from .gaussian import GaussianQuadratic, gaussian_differing, gaussian_identical
 from .linear_regression import LinearRegression, linear_regression_synthetic
+from .mixture import AGLDMixture, agld_gmm
+from .sgnht_models import NormalGamma, NormalMean, normal_gamma, normal_mean
 
 __all__ = [
     "PROBLEMS",
+    "AGLDMixture",
+    "DoubleWell",
     "Exact",
     "GLMProblem",
     "GaussianQuadratic",
     "LinearRegression",
+    "NormalGamma",
+    "NormalMean",
     "Problem",
+    "agld_gmm",
+    "double_well",
     "gaussian_differing",
     "gaussian_identical",
     "get",
     "linear_regression_synthetic",
+    "normal_gamma",
+    "normal_mean",
 ]
 
 #: Named problem factories; each accepts keyword overrides of its defaults.
@@ -36,6 +47,10 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "gaussian-differing-2d": lambda **kw: gaussian_differing(**{"d": 2, **kw}),
     "gaussian-differing-10d": lambda **kw: gaussian_differing(**{"d": 10, **kw}),
     "linear-regression": linear_regression_synthetic,
+    "agld-gmm": agld_gmm,
+    "double-well": double_well,
+    "sgnht-normal-mean": normal_mean,
+    "sgnht-normal-gamma": normal_gamma,
 }
 
 
