@@ -41,7 +41,8 @@ class RunResult:
         Recorded observables, each ``(chains, draws, ...)``; empty with ``keep="moments"``.
     moments : dict
         ``"mean"`` (chains, d) and ``"second"`` (chains, d, d): per-chain averages of
-        ``θ`` and ``θθᵀ`` over the kept draws.  Always present.
+        ``θ`` and ``θθᵀ`` over the kept draws; present with ``keep="moments"`` or when
+        ``theta`` is recorded.
     final_state : Any
         The sampler state after the last step (to continue a run).
     params : dict
@@ -98,7 +99,10 @@ def run(
     record : sequence of str
         Observables to store per draw, from :data:`RECORDABLE`.
     keep : {"draws", "moments"}
-        ``"moments"`` stores nothing per draw (bounded memory).
+        ``"moments"`` stores nothing per draw (bounded memory) and accumulates the
+        moments as it goes; ``"draws"`` stores the ``record`` observables (with an
+        empty ``record`` it stores nothing, which is how the benchmarks time the
+        samplers alone).
     progress : bool
         Print progress to stderr every 10 %.
     **params
@@ -138,30 +142,36 @@ def run(
     n_kept = (n_steps - burn_in) // thin
     store = keep == "draws"
     out: dict[str, list[np.ndarray]] = {name: [] for name in record} if store else {}
-    d = problem.d
-    sum1 = np.zeros((chains, d))
-    sum2 = np.zeros((chains, d, d))
+    sum1 = np.zeros((chains, problem.d)) if not store else None
+    sum2 = np.zeros((chains, problem.d, problem.d)) if not store else None
     report_every = max(1, n_steps // 10)
     for t in range(n_steps):
         rand, state = sampler.draw(state, rng)
         state, info = sampler.step(state, rand)
         s = t + 1 - burn_in
         if s > 0 and s % thin == 0 and s // thin <= n_kept:
-            theta = state.theta
-            sum1 += theta
-            sum2 += theta[:, :, None] * theta[:, None, :]
             if store:
                 for name in record:
                     out[name].append(_observable(name, state, info).copy())
+            else:
+                sum1 += state.theta
+                sum2 += state.theta[:, :, None] * state.theta[:, None, :]
         if progress and (t + 1) % report_every == 0:
             print(
                 f"  {algorithm}: {100 * (t + 1) // n_steps}% ({t + 1}/{n_steps} steps)",
                 file=sys.stderr,
             )
     draws = {k: np.stack(v, axis=1) for k, v in out.items() if v}
+    if not store:
+        moments = {"mean": sum1 / n_kept, "second": sum2 / n_kept}
+    elif "theta" in draws:
+        th = draws["theta"]
+        moments = {"mean": th.mean(axis=1), "second": np.einsum("cti,ctj->cij", th, th) / n_kept}
+    else:
+        moments = {}
     return RunResult(
         draws=draws,
-        moments={"mean": sum1 / n_kept, "second": sum2 / n_kept},
+        moments=moments,
         final_state=state,
         params={
             "algorithm": algorithm,

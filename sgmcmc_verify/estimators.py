@@ -153,7 +153,7 @@ class Minibatch(_Stateless):
         return idx, state
 
     def estimate(self, problem, theta, state, rand, context=None):
-        g = problem.component_grads(theta, rand).sum(axis=1)
+        g = problem.component_grad_sum(theta, rand)
         return problem.prior_grad(theta) + (problem.N / self.n) * g, None
 
     def chosen_indices(self, rand, cache):
@@ -329,9 +329,10 @@ class AGLD:
         """``α_i`` for the batch: shape (chains, n, d)."""
         if isinstance(snap, PointSnapshot):
             return problem.component_grads(snap.point, idx)
+        rows = np.arange(idx.shape[0])[:, None]
         if isinstance(snap, ScalarSnapshot):
-            return np.take_along_axis(snap.scalars, idx, axis=1)[..., None] * problem.Z[idx]
-        return np.take_along_axis(snap.table, idx[..., None], axis=1)
+            return snap.scalars[rows, idx][..., None] * problem.Z[idx]
+        return snap.table[rows, idx]
 
     def estimate(self, problem, theta, state, rand, context=None):
         idx = rand
@@ -361,16 +362,16 @@ def _partial_refresh(snap, idx, mask, now, alpha, s_now, k):
     """Set ``α_i = ∇f_i(x^{(k)})`` for the masked batch entries (in place)."""
     if isinstance(snap, PointSnapshot):
         raise ValueError("a point snapshot cannot be partially refreshed")
+    rows = np.arange(idx.shape[0])[:, None]
     once = mask & first_occurrence(idx)
-    total = snap.total + np.einsum("cb,cbd->cd", once.astype(float), now - alpha)
-    stamp_vals = np.where(mask, k, np.take_along_axis(snap.stamp, idx, axis=1))
-    np.put_along_axis(snap.stamp, idx, stamp_vals, axis=1)
+    total = snap.total + (once[:, None, :].astype(float) @ (now - alpha))[:, 0]
+    # Duplicated indices write identical values (same i, same x^(k)), so the
+    # order in which fancy assignment resolves them does not matter.
+    snap.stamp[rows, idx] = np.where(mask, k, snap.stamp[rows, idx])
     if isinstance(snap, ScalarSnapshot):
-        old = np.take_along_axis(snap.scalars, idx, axis=1)
-        np.put_along_axis(snap.scalars, idx, np.where(mask, s_now, old), axis=1)
+        snap.scalars[rows, idx] = np.where(mask, s_now, snap.scalars[rows, idx])
         return ScalarSnapshot(snap.scalars, total, snap.stamp)
-    new_vals = np.where(mask[..., None], now, alpha)
-    np.put_along_axis(snap.table, idx[..., None], new_vals, axis=1)
+    snap.table[rows, idx] = np.where(mask[..., None], now, alpha)
     return TableSnapshot(snap.table, total, snap.stamp)
 
 
@@ -555,7 +556,7 @@ class SAGA:
     def update(self, problem, state, theta, theta_new, rand, cache):
         now, old = cache  # ∇f_i(α_{t+1}^i) = ∇f_i(θ_t) was computed on line 7
         once = first_occurrence(rand)
-        g = state.g + np.einsum("cb,cbd->cd", once.astype(float), now - old)
+        g = state.g + (once[:, None, :].astype(float) @ (now - old))[:, 0]
         np.put_along_axis(
             state.alpha, rand[..., None], np.repeat(theta[:, None, :], rand.shape[1], 1), axis=1
         )

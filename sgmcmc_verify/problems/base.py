@@ -67,8 +67,9 @@ class Problem:
     """Base class: a target ``π ∝ exp(-U)`` with data terms ``f_i``.
 
     Subclasses implement :meth:`prior_potential`, :meth:`prior_grad`,
-    :meth:`data_potential` and :meth:`component_grads`; they may override
-    :meth:`grad` with a faster closed form.  ``exact`` maps names (``"mean"``,
+    :meth:`data_potential` and :meth:`_component_grads`; they may override
+    :meth:`_grad` with a faster closed form (the public :meth:`grad` validates
+    its input first).  ``exact`` maps names (``"mean"``,
     ``"cov"``, ``"log_normaliser"``, ...) to :class:`Exact` values of the target.
     """
 
@@ -111,6 +112,18 @@ class Problem:
         idx = check_indices(idx, self.N, theta.shape[0])
         return self._component_grads(theta, idx)
 
+    def component_grad_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``Σ_j ∇f_{idx[c, j]}(θ_c)``, shape (chains, d): the minibatch sum.
+
+        Subclasses may override it to avoid materialising ``(chains, b, d)``.
+        """
+        theta = as_theta(theta, self.d)
+        idx = check_indices(idx, self.N, theta.shape[0])
+        return self._component_grad_sum(theta, idx)
+
+    def _component_grad_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        return self._component_grads(theta, idx).sum(axis=1)
+
     def all_component_grads(self, theta: np.ndarray) -> np.ndarray:
         """``∇f_i(θ)`` for every ``i``: shape ``(chains, N, d)``."""
         theta = as_theta(theta, self.d)
@@ -124,8 +137,11 @@ class Problem:
 
     def grad(self, theta: np.ndarray) -> np.ndarray:
         """Full gradient ``∇U(θ)``, shape ``(chains, d)``."""
-        theta = as_theta(theta, self.d)
-        return self.prior_grad(theta) + self.all_component_grads(theta).sum(axis=1)
+        return self._grad(as_theta(theta, self.d))
+
+    def _grad(self, theta: np.ndarray) -> np.ndarray:
+        idx = np.broadcast_to(np.arange(self.N), (theta.shape[0], self.N))
+        return self.prior_grad(theta) + self._component_grads(theta, idx).sum(axis=1)
 
     def describe(self) -> dict[str, Any]:
         """JSON-friendly summary: name, sizes, citation, exact values' provenance."""
@@ -147,9 +163,18 @@ class GLMProblem(Problem):
 
     Z: np.ndarray
 
-    def component_scalars(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """``s_i(θ_c)`` for ``i = idx[c, j]``: shape ``(chains, b)``."""
+    def _scalars(self, Zi: np.ndarray, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``s_i(θ_c)`` given the gathered rows ``Zi = Z[idx]`` (chains, b, d)."""
         raise NotImplementedError
 
+    def component_scalars(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``s_i(θ_c)`` for ``i = idx[c, j]``: shape ``(chains, b)``."""
+        return self._scalars(self.Z[idx], theta, idx)
+
     def _component_grads(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        return self.component_scalars(theta, idx)[..., None] * self.Z[idx]
+        Zi = self.Z[idx]  # gathered once: the gather dominates the cost
+        return self._scalars(Zi, theta, idx)[..., None] * Zi
+
+    def _component_grad_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        Zi = self.Z[idx]
+        return (self._scalars(Zi, theta, idx)[:, None, :] @ Zi)[:, 0]

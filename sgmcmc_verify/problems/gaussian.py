@@ -86,9 +86,9 @@ class GaussianQuadratic(Problem):
         diff = theta[:, None, :] - self.centres[idx]
         return np.einsum("cbij,cbj->cbi", self.precisions[idx], diff)
 
-    def grad(self, theta: np.ndarray) -> np.ndarray:
+    def _grad(self, theta: np.ndarray) -> np.ndarray:
         # Closed form Λ(θ − μ): O(d²) per chain instead of O(N d²).
-        return (np.asarray(theta, dtype=np.float64) - self.exact["mean"].value) @ self.precision
+        return (theta - self.exact["mean"].value) @ self.precision
 
     def minibatch_noise_cov(self, theta: np.ndarray, n: int) -> np.ndarray:
         """Exact covariance of the with-replacement minibatch estimator at θ.

@@ -80,11 +80,10 @@ class LinearRegression(GLMProblem):
         r = theta @ self.Z.T - self.y
         return 0.5 * np.sum(r**2, axis=1) / self.sigma2
 
-    def component_scalars(self, theta, idx):
-        return (np.einsum("cbi,ci->cb", self.Z[idx], theta) - self.y[idx]) / self.sigma2
+    def _scalars(self, Zi, theta, idx):
+        return ((Zi @ theta[..., None])[..., 0] - self.y[idx]) / self.sigma2
 
-    def grad(self, theta):
-        theta = np.asarray(theta, dtype=np.float64)
+    def _grad(self, theta):
         return (theta - self.exact["mean"].value) @ self.precision
 
 
