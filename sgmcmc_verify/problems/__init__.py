@@ -14,6 +14,11 @@ from .base import Exact, GLMProblem, Problem
 from .double_well import DoubleWell, double_well
 from .gaussian import GaussianQuadratic, gaussian_differing, gaussian_identical
 from .linear_regression import LinearRegression, linear_regression_synthetic
+from .logistic import (
+    LogisticRegression,
+    logistic_regression_spector,
+    logistic_regression_synthetic,
+)
 from .mixture import AGLDMixture, agld_gmm
 from .sgnht_models import NormalGamma, NormalMean, normal_gamma, normal_mean
 
@@ -25,6 +30,7 @@ __all__ = [
     "GLMProblem",
     "GaussianQuadratic",
     "LinearRegression",
+    "LogisticRegression",
     "NormalGamma",
     "NormalMean",
     "Problem",
@@ -34,6 +40,8 @@ __all__ = [
     "gaussian_identical",
     "get",
     "linear_regression_synthetic",
+    "logistic_regression_spector",
+    "logistic_regression_synthetic",
     "normal_gamma",
     "normal_mean",
 ]
@@ -47,6 +55,8 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "gaussian-differing-2d": lambda **kw: gaussian_differing(**{"d": 2, **kw}),
     "gaussian-differing-10d": lambda **kw: gaussian_differing(**{"d": 10, **kw}),
     "linear-regression": linear_regression_synthetic,
+    "logistic-regression-spector": logistic_regression_spector,
+    "logistic-regression": logistic_regression_synthetic,
     "agld-gmm": agld_gmm,
     "double-well": double_well,
     "sgnht-normal-mean": normal_mean,
