@@ -1,10 +1,20 @@
 """Named algorithms: a gradient estimator composed with an integrator.
 
-A :class:`Sampler` is an algorithm bound to a problem, a step size and its
-parameters.  It follows the blackjax ``init``/``step`` shape, except that the
-randomness of a step is an *argument* (``draw`` produces it), so two
-formulations of one algorithm can be compared under identical noise and indices
-(DESIGN.md, "Samplers are pure functions, with noise injected").
+A :class:`Sampler` is an algorithm bound to a problem, an integrator (with its
+step size and friction) and an estimator.  It follows the blackjax
+``init``/``step`` shape, except that the randomness of a step is an *argument*
+(``draw`` produces it), so two formulations of one algorithm can be compared
+under identical noise and indices (DESIGN.md, "Samplers are pure functions,
+with noise injected").
+
+One step, for every family:
+
+1. ``x = integrator.eval_point(state)`` — ``θ``, or ``θ + h/2 p`` for the splitting;
+2. ``g = estimator.estimate(x)``;
+3. ``state' = integrator.advance(state, g, noise)``;
+4. ``estimator.update(x, integrator.eval_point(state'))`` — snapshot refreshes
+   happen at evaluation points, which is what SVRHMC Algorithms 3–4 (lines 4–5,
+   10) and AGLD Strategies 2–4 prescribe.
 
 Per step the random numbers are drawn in a fixed order — first the estimator's
 (indices, uniforms), then the integrator's Gaussian noise — so a seed fixes the
@@ -18,19 +28,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._validation import as_theta, finite_array, positive
 from .estimators import Estimator
-from .integrators import overdamped_em
+from .integrators import validate_theta0
 from .problems.base import Problem
 
-__all__ = ["OverdampedState", "Sampler", "StepInfo", "StepRandomness"]
-
-
-class OverdampedState(NamedTuple):
-    """State of an overdamped chain: ``theta`` (chains, d) and the estimator's state."""
-
-    theta: np.ndarray
-    est: Any
+__all__ = ["Sampler", "StepInfo", "StepRandomness"]
 
 
 class StepInfo(NamedTuple):
@@ -49,35 +51,39 @@ class StepRandomness(NamedTuple):
 
 @dataclass(frozen=True)
 class Sampler:
-    """An algorithm bound to a problem, step size ``h`` and estimator.
+    """An algorithm bound to a problem, an integrator and an estimator.
 
     Parameters
     ----------
     name : str
         Registry name.
     problem : Problem
-    h : float
-        Step size (``η`` in AGLD, ``h`` elsewhere).
+    integrator
+        One of :mod:`sgmcmc_verify.integrators` (it carries ``h``).
     estimator : Estimator
-    family : str
-        ``"overdamped"`` (this module so far).
     """
 
     name: str
     problem: Problem
-    h: float
+    integrator: Any
     estimator: Estimator
-    family: str = "overdamped"
 
-    def __post_init__(self) -> None:
-        positive("h", self.h)
+    @property
+    def h(self) -> float:
+        return self.integrator.h
 
-    def init(self, theta0: np.ndarray, rng: np.random.Generator) -> OverdampedState:
+    @property
+    def family(self) -> str:
+        return self.integrator.family
+
+    def init(self, theta0: np.ndarray, rng: np.random.Generator):
         """Initial state from ``theta0`` of shape (chains, d)."""
-        theta = finite_array("theta0", as_theta(theta0, self.problem.d)).copy()
-        return OverdampedState(theta, self.estimator.init(self.problem, theta, rng))
+        theta = validate_theta0(theta0, self.problem.d)
+        state = self.integrator.init(theta, rng, self.problem.d)
+        est = self.estimator.init(self.problem, self.integrator.eval_point(state), rng)
+        return state._replace(est=est)
 
-    def draw(self, state: OverdampedState, rng: np.random.Generator):
+    def draw(self, state, rng: np.random.Generator):
         """Draw one step's randomness; returns ``(StepRandomness, state)``.
 
         The state is returned because some estimators keep their access state
@@ -88,18 +94,13 @@ class Sampler:
         noise = rng.standard_normal((chains, self.problem.d))
         return StepRandomness(est_rand, noise), state._replace(est=est_state)
 
-    def step(self, state: OverdampedState, rand: StepRandomness):
-        """One step; returns ``(new_state, StepInfo)``.
-
-        .. math::
-
-            g^{(k)} = \\text{estimator}(x^{(k)}), \\quad
-            x^{(k+1)} = x^{(k)} - h g^{(k)} + \\sqrt{2h}\\,\\xi^{(k)}
-        """
-        g, cache = self.estimator.estimate(self.problem, state.theta, state.est, rand.est)
-        theta_new = overdamped_em(state.theta, g, rand.noise, self.h)
+    def step(self, state, rand: StepRandomness):
+        """One step (see the module docstring); returns ``(new_state, StepInfo)``."""
+        x = self.integrator.eval_point(state)
+        g, cache = self.estimator.estimate(self.problem, x, state.est, rand.est, context=state)
+        new = self.integrator.advance(state, g, rand.noise)
         est = self.estimator.update(
-            self.problem, state.est, state.theta, theta_new, rand.est, cache
+            self.problem, state.est, x, self.integrator.eval_point(new), rand.est, cache
         )
         info = StepInfo(g, self.estimator.chosen_indices(rand.est, cache))
-        return OverdampedState(theta_new, est), info
+        return new._replace(est=est), info

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import as_theta, choice, finite_array, positive, positive_int
+from .estimators import FullGradient, InjectedNoise
 from .problems.base import Problem
 from .registry import make_sampler
 
@@ -26,7 +27,10 @@ __all__ = ["RECORDABLE", "RunResult", "run"]
 #: Observables ``run`` can record, and what each is.
 RECORDABLE = {
     "theta": "the state θ, (chains, draws, d)",
-    "grad": "the gradient estimate used for the step from this draw, (chains, draws, d)",
+    "p": "the momentum p (r in EWSG; u/h for SGNHT-2), (chains, draws, d)",
+    "xi": "the thermostat ξ (α/h for SGNHT-2), (chains, draws); Ξ for SGNHT-MAT, (..., d, d)",
+    "kinetic_energy": "pᵀp/2, (chains, draws)",
+    "grad": "the gradient estimate used by the step that produced the draw, (chains, draws, d)",
     "indices": "the data indices used by that step, (chains, draws, b)",
 }
 
@@ -135,6 +139,8 @@ def run(
     if theta0.shape[0] != chains:
         raise ValueError(f"theta0 has {theta0.shape[0]} chains, expected {chains}")
     sampler = make_sampler(algorithm, problem, h=h, **params)
+    for name in record:
+        _check_recordable(name, sampler)
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -152,7 +158,7 @@ def run(
         if s > 0 and s % thin == 0 and s // thin <= n_kept:
             if store:
                 for name in record:
-                    out[name].append(_observable(name, state, info).copy())
+                    out[name].append(np.array(_observable(name, sampler, state, info)))
             else:
                 sum1 += state.theta
                 sum2 += state.theta[:, :, None] * state.theta[:, None, :]
@@ -189,11 +195,30 @@ def run(
     )
 
 
-def _observable(name: str, state: Any, info: Any) -> np.ndarray:
+def _check_recordable(name: str, sampler: Any) -> None:
+    fields = type(
+        sampler.integrator.init(
+            np.zeros((1, sampler.problem.d)), np.random.default_rng(0), sampler.problem.d
+        )
+    )._fields
+    need = {"p": "p", "kinetic_energy": "p", "xi": ("xi", "Xi")}.get(name)
+    if need is not None and not any(f in fields for f in np.atleast_1d(need)):
+        raise ValueError(f"{sampler.name} has no {name!r} to record ({sampler.family} family)")
+    if name == "indices" and isinstance(sampler.estimator, (FullGradient, InjectedNoise)):
+        raise ValueError(f"{sampler.name} uses no data indices to record")
+
+
+def _observable(name: str, sampler: Any, state: Any, info: Any) -> np.ndarray:
+    integ = sampler.integrator
     if name == "theta":
         return state.theta
     if name == "grad":
         return info.grad
-    if info.indices is None:
-        raise ValueError("this algorithm uses no data indices to record")
-    return info.indices
+    if name == "indices":
+        return info.indices
+    if name == "xi":
+        if hasattr(state, "Xi"):
+            return state.Xi
+        return integ.thermostat(state) if hasattr(integ, "thermostat") else state.xi
+    p = integ.momentum(state) if hasattr(integ, "momentum") else state.p
+    return p if name == "p" else 0.5 * np.sum(p * p, axis=1)

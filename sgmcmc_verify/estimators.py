@@ -12,8 +12,10 @@ integrators never need to know which one they are given:
 ``estimate(problem, theta, state, rand, context=None) -> (grad, cache)``
     The estimate of ``∇U(θ)``, shape ``(chains, d)``, and whatever was computed
     that :meth:`update` may reuse.
-``update(problem, state, theta, theta_new, rand, cache) -> state``
-    Bookkeeping after the integrator has produced ``theta_new``.
+``update(problem, state, x, x_next, rand, cache) -> state``
+    Bookkeeping after the step: ``x`` is where the gradient was evaluated and
+    ``x_next`` where the next one will be (``θ`` for Euler schemes, ``θ + h/2 p``
+    for the symmetric splitting); snapshot refreshes "at ``x^{(k+1)}``" use it.
 
 The prior gradient ``∇U_0`` is always evaluated exactly (see
 :mod:`sgmcmc_verify.problems.base`).  Estimators holding an ``(chains, N, d)``
@@ -610,6 +612,9 @@ class EWSG(_Stateless):
     ``mode="ideal"`` samples ``I`` exactly from eq. (4) using all ``N`` component
     gradients (``b = 1`` only).
 
+    ``x`` comes from ``x_rule(state)`` when given (the sampler passes its state
+    as ``context``), else it is the constant ``x``.
+
     Parameters
     ----------
     a_scale : float
@@ -620,10 +625,12 @@ class EWSG(_Stateless):
         Batch size.
     mode : {"mh", "ideal"}
     x : float
-        The value used for ``x`` (constant across coordinates), unless the caller
-        passes ``context={"x": array}``.  Default 0, the overdamped analogue of
-        the paper's choice ``x̂ = √h γ r_k/σ`` ("θ_{k+1} = θ_k", as ``r_{k+1} = r_k``
-        there).
+        The constant used for ``x`` when there is no ``x_rule``.  Default 0, the
+        overdamped analogue of the paper's ``x̂ = √h γ r_k/σ`` (the deterministic
+        guess ``θ_{k+1} = θ_k``, as ``r_{k+1} = r_k`` there).
+    x_rule : callable, optional
+        ``x_rule(state) -> (chains, d)``: the §5.1 choices for ULD (see
+        :mod:`sgmcmc_verify.registry`).
     """
 
     a_scale: float
@@ -631,6 +638,7 @@ class EWSG(_Stateless):
     b: int = 1
     mode: str = "mh"
     x: float = 0.0
+    x_rule: Any = field(default=None, compare=False)
     name = "ewsg"
 
     def __post_init__(self) -> None:
@@ -653,8 +661,8 @@ class EWSG(_Stateless):
         return rand, state
 
     def _x(self, theta, context):
-        if context is not None and "x" in context:
-            return np.asarray(context["x"], dtype=np.float64)
+        if self.x_rule is not None:
+            return np.asarray(self.x_rule(context), dtype=np.float64)
         return np.full_like(theta, self.x)
 
     def log_weights(self, problem: Problem, theta: np.ndarray, x: np.ndarray) -> np.ndarray:

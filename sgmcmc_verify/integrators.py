@@ -1,15 +1,99 @@
 """One-step discretisations, separate from the gradient estimators.
 
-Each integrator is a pure function of the state, a gradient estimate and the
-standard-normal noise, so trajectories can be pinned by passing the noise in.
-Temperature is 1 throughout (``k_B T = 1``, SGNHT §3; ``T = 1`` in EWSG eq. (1)).
+An integrator is a frozen dataclass with its parameters (step size, friction,
+...), and three pure functions of the chain state:
+
+``init(theta0, rng) -> state``
+    The initial state (momentum and thermostat initialised as the paper says).
+``eval_point(state) -> x``
+    Where the gradient is evaluated: ``θ`` for Euler-type schemes, ``θ + h/2 p``
+    for the symmetric splitting (SVRHMC eqs. (12)–(14)).
+``advance(state, grad, noise) -> state``
+    The rest of the step, given the gradient estimate at ``eval_point(state)``
+    and standard-normal ``noise`` of shape ``(chains, d)``.
+
+The estimator state lives in the ``est`` field of every state and is handled by
+:class:`sgmcmc_verify.algorithms.Sampler`, not here.  Temperature is 1 throughout
+(``k_B T = 1``, SGNHT §3; ``T = 1`` in EWSG eq. (1)).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
 import numpy as np
 
-__all__ = ["overdamped_em"]
+from ._validation import as_theta, finite_array, positive
+
+__all__ = [
+    "SGNHT",
+    "MatrixThermostatState",
+    "MomentumState",
+    "OverdampedEM",
+    "OverdampedState",
+    "SGHMCChen",
+    "SGHMCEuler",
+    "SGNHTMatrix",
+    "SGNHTReparam",
+    "SymmetricSplitting",
+    "ThermostatState",
+    "ULDEulerMaruyama",
+    "overdamped_em",
+    "psd_root",
+]
+
+
+class OverdampedState(NamedTuple):
+    """``theta`` (chains, d) and the estimator's state."""
+
+    theta: np.ndarray
+    est: Any = None
+
+
+class MomentumState(NamedTuple):
+    """``theta``, momentum ``p`` (chains, d) and the estimator's state."""
+
+    theta: np.ndarray
+    p: np.ndarray
+    est: Any = None
+
+
+class ThermostatState(NamedTuple):
+    """SGNHT state: ``theta``, ``p`` (chains, d), scalar thermostat ``xi`` (chains,)."""
+
+    theta: np.ndarray
+    p: np.ndarray
+    xi: np.ndarray
+    est: Any = None
+
+
+class MatrixThermostatState(NamedTuple):
+    """Generalised SGNHT state with a matrix thermostat ``Xi`` (chains, d, d)."""
+
+    theta: np.ndarray
+    p: np.ndarray
+    Xi: np.ndarray
+    est: Any = None
+
+
+def psd_root(name: str, M: Any, d: int, *, strict: bool = False) -> np.ndarray:
+    """A symmetric square root ``R`` with ``R Rᵀ = M`` for a scalar or (d, d) matrix ``M``.
+
+    Raises ``ValueError`` if ``M`` is not symmetric positive semi-definite
+    (positive definite with ``strict``).
+    """
+    A = np.asarray(M, dtype=np.float64)
+    A = np.eye(d) * A if A.ndim == 0 else finite_array(name, A)
+    if A.shape != (d, d) or not np.allclose(A, A.T, rtol=0, atol=1e-12 * max(1, abs(A).max())):
+        raise ValueError(f"{name} must be a scalar or a symmetric ({d}, {d}) matrix")
+    w, V = np.linalg.eigh(A)
+    tol = 1e-12 * max(1.0, abs(w).max())
+    if w.min() < -tol or (strict and w.min() <= tol):
+        kind = "positive definite" if strict else "positive semi-definite"
+        raise ValueError(f"{name} must be {kind} (smallest eigenvalue {w.min():.3g})")
+    return (V * np.sqrt(np.clip(w, 0, None))) @ V.T
 
 
 def overdamped_em(theta: np.ndarray, grad: np.ndarray, noise: np.ndarray, h: float) -> np.ndarray:
@@ -17,18 +101,379 @@ def overdamped_em(theta: np.ndarray, grad: np.ndarray, noise: np.ndarray, h: flo
 
     .. math::
 
-        x^{(k+1)} = x^{(k)} - \\eta\\, g^{(k)} + \\sqrt{2\\eta}\\, \\xi^{(k)},
-        \\qquad \\xi^{(k)} \\sim N(0, I_d)
+        x^{(k+1)} = x^{(k)} - \\eta\\, g^{(k)} + \\sqrt{2\\eta}\\, \\xi^{(k)}
+    """
+    return theta - h * grad + np.sqrt(2.0 * h) * noise
+
+
+@dataclass(frozen=True)
+class OverdampedEM:
+    """Overdamped Langevin, Euler–Maruyama (AGLD eqs. (3), (5)).
 
     Parameters
     ----------
-    theta, grad, noise : ndarray, shape (chains, d)
-        Current state, gradient estimate ``g^{(k)}`` and standard-normal ``ξ^{(k)}``.
     h : float
         Step size ``η``.
-
-    Returns
-    -------
-    ndarray, shape (chains, d)
     """
-    return theta - h * grad + np.sqrt(2.0 * h) * noise
+
+    h: float
+    family = "overdamped"
+
+    def __post_init__(self) -> None:
+        positive("h", self.h)
+
+    def init(self, theta0, rng, d):
+        return OverdampedState(theta0)
+
+    def eval_point(self, state):
+        return state.theta
+
+    def advance(self, state, grad, noise):
+        return state._replace(theta=overdamped_em(state.theta, grad, noise, self.h))
+
+
+@dataclass(frozen=True)
+class _Momentum:
+    """Shared initialisation for schemes with a momentum: ``p_0`` zero or standard normal."""
+
+    h: float
+    p0: str = "zeros"
+
+    def __post_init__(self) -> None:
+        positive("h", self.h)
+        if self.p0 not in ("zeros", "normal"):
+            raise ValueError(f"p0 must be 'zeros' or 'normal', got {self.p0!r}")
+
+    def _p0(self, theta0, rng):
+        if self.p0 == "normal":
+            return rng.standard_normal(theta0.shape)
+        return np.zeros_like(theta0)
+
+    def init(self, theta0, rng, d):
+        return MomentumState(theta0, self._p0(theta0, rng))
+
+    def eval_point(self, state):
+        return state.theta
+
+
+@dataclass(frozen=True)
+class ULDEulerMaruyama(_Momentum):
+    """Underdamped Langevin, Euler–Maruyama: EWSG eqs. (1) and (3).
+
+    .. math::
+
+        \\theta_{k+1} = \\theta_k + r_k h, \\qquad
+        r_{k+1} = r_k - (\\nabla V(\\theta_k) + \\gamma r_k) h + \\sigma\\sqrt h\\, \\xi_{k+1},
+
+    with ``σ² = 2γT`` and ``T = 1`` (EWSG §3, fluctuation–dissipation).  Note
+    that ``θ`` moves with the *old* momentum ``r_k``.
+
+    Parameters
+    ----------
+    h : float
+    gamma : float
+        Friction ``γ``.
+    """
+
+    gamma: float = 1.0
+    family = "underdamped"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        positive("gamma", self.gamma)
+
+    @property
+    def sigma(self) -> float:
+        return math.sqrt(2.0 * self.gamma)
+
+    def advance(self, state, grad, noise):
+        h = self.h
+        theta = state.theta + state.p * h
+        p = state.p - (grad + self.gamma * state.p) * h + self.sigma * math.sqrt(h) * noise
+        return state._replace(theta=theta, p=p)
+
+
+@dataclass(frozen=True)
+class SGHMCEuler(_Momentum):
+    """SGHMC as in SVRHMC eqs. (1)–(2) (and its Algorithms 1–2, lines 9–10).
+
+    .. math::
+
+        p_{t+1} = (1 - Dh) p_t - h\\tilde\\nabla_t + \\sqrt{2Dh}\\,\\xi_t, \\qquad
+        \\theta_{t+1} = \\theta_t + h p_{t+1}.
+
+    Requires ``Dh < 1`` and ``D ≥ 1`` (SVRHMC Algorithms 1–4, line 1).
+    """
+
+    D: float = 1.0
+    family = "underdamped"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_D(self.D, self.h)
+
+    def advance(self, state, grad, noise):
+        h, D = self.h, self.D
+        p = (1 - D * h) * state.p - h * grad + math.sqrt(2 * D * h) * noise
+        return state._replace(theta=state.theta + h * p, p=p)
+
+
+def _check_D(D: float, h: float) -> None:
+    positive("D (friction)", D)
+    if D < 1:
+        raise ValueError(f"SVRHMC Algorithms 1-4 require D >= 1, got D={D}")
+    if D * h >= 1:
+        raise ValueError(f"SVRHMC Algorithms 1-4 require Dh < 1, got D·h = {D * h:g}")
+
+
+@dataclass(frozen=True)
+class SGHMCChen(_Momentum):
+    """SGHMC with friction ``A`` and noise estimate ``B̂``: SGNHT eq. (3) (Chen et al. 2014).
+
+    .. math::
+
+        d\\theta = p\\,dt, \\quad dp = \\tilde f\\,dt - A p\\,dt + N(0, 2(A I - \\hat B)dt),
+
+    discretised as SGNHT Algorithm 1 with ``ξ`` held at ``A``:
+
+    .. math::
+
+        p' = p - A p h - \\nabla\\tilde U h + N(0, 2(A I - \\hat B) h), \\qquad
+        \\theta' = \\theta + p' h.
+
+    ``A I − B̂`` must be positive semi-definite (a noise covariance).
+    """
+
+    A: float = 1.0
+    B_hat: Any = 0.0
+    family = "underdamped"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        positive("A (friction)", self.A)
+        B = np.asarray(self.B_hat, dtype=np.float64)
+        d = 1 if B.ndim == 0 else B.shape[0]
+        try:
+            psd_root("A·I − B̂", self.A * np.eye(d) - (B if B.ndim else B * np.eye(d)), d)
+        except ValueError as err:
+            raise ValueError(f"SGHMC needs A·I − B̂ ⪰ 0 (a noise variance): {err}") from None
+
+    def _root(self, d: int) -> np.ndarray:
+        B = np.asarray(self.B_hat, dtype=np.float64)
+        return psd_root("A·I − B̂", self.A * np.eye(d) - (B * np.eye(d) if B.ndim == 0 else B), d)
+
+    def advance(self, state, grad, noise):
+        h = self.h
+        inj = math.sqrt(2 * h) * noise @ self._root(state.theta.shape[1]).T
+        p = state.p - self.A * state.p * h - grad * h + inj
+        return state._replace(theta=state.theta + p * h, p=p)
+
+
+@dataclass(frozen=True)
+class SymmetricSplitting(_Momentum):
+    """Symmetric splitting of SVRHMC §4, eqs. (12)–(16) (Leimkuhler & Shang 2016).
+
+    .. math::
+
+        \\theta^{(1)} = \\theta_t + \\tfrac h2 p_t,\\;
+        p^{(1)} = e^{-Dh/2} p_t,\\;
+        p^{(2)} = p^{(1)} - h\\tilde\\nabla_t + \\sqrt{2Dh}\\,\\xi_t,\\;
+        p_{t+1} = e^{-Dh/2} p^{(2)},\\;
+        \\theta_{t+1} = \\theta^{(1)} + \\tfrac h2 p_{t+1},
+
+    with ``∇̃_t`` evaluated at ``θ^{(1)} = θ_t + h/2 p_t`` (the text after eq. (18)).
+    Requires ``Dh < 1`` and ``D ≥ 1`` (Algorithms 3–4, line 1).
+    """
+
+    D: float = 1.0
+    family = "underdamped"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_D(self.D, self.h)
+
+    def eval_point(self, state):
+        return state.theta + 0.5 * self.h * state.p  # eq. (12)
+
+    def advance(self, state, grad, noise):
+        h, decay = self.h, math.exp(-self.D * self.h / 2)
+        theta1 = state.theta + 0.5 * h * state.p  # (12)
+        p1 = decay * state.p  # (13)
+        p2 = p1 - h * grad + math.sqrt(2 * self.D * h) * noise  # (14)
+        p = decay * p2  # (15)
+        return state._replace(theta=theta1 + 0.5 * h * p, p=p)  # (16)
+
+
+@dataclass(frozen=True)
+class SGNHT:
+    """Stochastic gradient Nosé–Hoover thermostat, SGNHT Algorithm 1 (eqs. (5)–(6)).
+
+    .. math::
+
+        p_t = p_{t-1} - \\xi_{t-1} p_{t-1} h - \\nabla\\tilde U(\\theta_{t-1}) h
+              + \\sqrt{2A}\\,N(0, h),\\quad
+        \\theta_t = \\theta_{t-1} + p_t h,\\quad
+        \\xi_t = \\xi_{t-1} + (\\tfrac1n p_t^\\top p_t - 1) h.
+
+    Initialisation (Algorithm 1): ``p_0 ~ N(0, I)``, ``ξ_0 = A``.  ``A = 0`` is
+    allowed (SGNHT §3 runs the double well with A = 0).
+
+    Parameters
+    ----------
+    h : float
+    A : float
+        Injected diffusion ``A ≥ 0``.
+    xi0 : float, optional
+        Initial thermostat; default ``A``.
+    """
+
+    h: float
+    A: float = 1.0
+    xi0: float | None = None
+    family = "thermostat"
+
+    def __post_init__(self) -> None:
+        positive("h", self.h)
+        if not np.isfinite(self.A) or self.A < 0:
+            raise ValueError(f"A (injected diffusion) must be finite and >= 0, got {self.A}")
+
+    def init(self, theta0, rng, d):
+        xi = np.full(theta0.shape[0], self.A if self.xi0 is None else float(self.xi0))
+        return ThermostatState(theta0, rng.standard_normal(theta0.shape), xi)
+
+    def eval_point(self, state):
+        return state.theta
+
+    def advance(self, state, grad, noise):
+        h = self.h
+        p = state.p - state.xi[:, None] * state.p * h - grad * h + math.sqrt(2 * self.A * h) * noise
+        theta = state.theta + p * h
+        xi = state.xi + (np.mean(p * p, axis=1) - 1.0) * h
+        return state._replace(theta=theta, p=p, xi=xi)
+
+
+@dataclass(frozen=True)
+class SGNHTReparam:
+    """SGNHT reparametrised as in SGNHT §5.2: ``u = ph, η = h², α = ξh, a = Ah``.
+
+    Algorithm 2 is in an appendix that is not in our text; substituting into
+    Algorithm 1 (multiply the ``p`` update by ``h`` and the ``ξ`` update by ``h``):
+
+    .. math::
+
+        u_t = u_{t-1} - \\alpha_{t-1} u_{t-1} - \\eta\\nabla\\tilde U(\\theta_{t-1})
+              + \\sqrt{2a\\eta}\\,\\zeta_t,\\quad
+        \\theta_t = \\theta_{t-1} + u_t,\\quad
+        \\alpha_t = \\alpha_{t-1} + \\tfrac1n u_t^\\top u_t - \\eta,
+
+    since ``√(2A)·N(0, h)·h = √(2Ah)·h·ζ = √(2aη)·ζ``.  The state stores ``u`` in
+    the ``p`` field and ``α`` in the ``xi`` field; ``p = u/h`` and ``ξ = α/h`` map it
+    back.
+
+    Parameters
+    ----------
+    eta : float
+        Learning rate ``η = h²``.
+    a : float
+        ``a = Ah ≥ 0``.
+    alpha0 : float, optional
+        Initial ``α``; default ``a`` (``ξ_0 = A``).
+    """
+
+    eta: float
+    a: float = 0.1
+    alpha0: float | None = None
+    family = "thermostat"
+
+    def __post_init__(self) -> None:
+        positive("eta", self.eta)
+        if not np.isfinite(self.a) or self.a < 0:
+            raise ValueError(f"a must be finite and >= 0, got {self.a}")
+
+    @property
+    def h(self) -> float:
+        return math.sqrt(self.eta)
+
+    def momentum(self, state) -> np.ndarray:
+        """``p = u/h``."""
+        return state.p / self.h
+
+    def thermostat(self, state) -> np.ndarray:
+        """``ξ = α/h``."""
+        return state.xi / self.h
+
+    def init(self, theta0, rng, d):
+        alpha = np.full(theta0.shape[0], self.a if self.alpha0 is None else float(self.alpha0))
+        return ThermostatState(theta0, self.h * rng.standard_normal(theta0.shape), alpha)
+
+    def eval_point(self, state):
+        return state.theta
+
+    def advance(self, state, grad, noise):
+        eta = self.eta
+        u = state.p - state.xi[:, None] * state.p - eta * grad + math.sqrt(2 * self.a * eta) * noise
+        return state._replace(
+            theta=state.theta + u, p=u, xi=state.xi + np.mean(u * u, axis=1) - eta
+        )
+
+
+@dataclass(frozen=True)
+class SGNHTMatrix:
+    """Generalised SGNHT with a matrix thermostat, SGNHT §4.2 eq. (11).
+
+    .. math::
+
+        d\\theta = p\\,dt,\\quad dp = f\\,dt - \\Xi p\\,dt + N(0, 2D\\,dt),\\quad
+        d\\Xi = (pp^\\top - I)/\\mu\\,dt,
+
+    discretised like Algorithm 1 (``p`` first, then ``θ`` and ``Ξ`` with the new
+    ``p``); the injected noise is ``N(0, 2A h)`` with ``A`` a scalar or a PSD matrix.
+
+    Parameters
+    ----------
+    h : float
+    A : float or ndarray (d, d)
+    mu : float
+        Thermostat mass ``μ > 0``.
+    Xi0 : float or ndarray (d, d), optional
+        Initial thermostat; default ``A`` (as ``ξ_0 = A`` in Algorithm 1).
+    """
+
+    h: float
+    A: Any = 1.0
+    mu: float = 1.0
+    Xi0: Any = None
+    family = "thermostat"
+
+    def __post_init__(self) -> None:
+        positive("h", self.h)
+        positive("mu", self.mu)
+        np.asarray(self.A, dtype=np.float64)
+
+    def _root(self, d: int) -> np.ndarray:
+        return psd_root("A", self.A, d)
+
+    def init(self, theta0, rng, d):
+        self._root(d)  # validate before work
+        X0 = self.A if self.Xi0 is None else self.Xi0
+        X0 = np.asarray(X0, dtype=np.float64)
+        X0 = np.eye(d) * X0 if X0.ndim == 0 else X0
+        if X0.shape != (d, d):
+            raise ValueError(f"Xi0 must be a scalar or a ({d}, {d}) matrix")
+        Xi = np.broadcast_to(X0, (theta0.shape[0], d, d)).copy()
+        return MatrixThermostatState(theta0, rng.standard_normal(theta0.shape), Xi)
+
+    def eval_point(self, state):
+        return state.theta
+
+    def advance(self, state, grad, noise):
+        h, d = self.h, state.theta.shape[1]
+        Xip = np.einsum("cij,cj->ci", state.Xi, state.p)
+        p = state.p - Xip * h - grad * h + math.sqrt(2 * h) * noise @ self._root(d).T
+        Xi = state.Xi + (p[:, :, None] * p[:, None, :] - np.eye(d)) * (h / self.mu)
+        return state._replace(theta=state.theta + p * h, p=p, Xi=Xi)
+
+
+def validate_theta0(theta0: np.ndarray, d: int) -> np.ndarray:
+    """Finite ``(chains, d)`` float64 copy of ``theta0``."""
+    return finite_array("theta0", as_theta(theta0, d)).copy()

@@ -13,23 +13,35 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from . import integrators as integ
 from ._validation import choice, positive
 from .access import make_access
 from .algorithms import Sampler
-from .estimators import AGLD, EWSG, SAGA, SVRG, Estimator, FullGradient, Minibatch
+from .estimators import (
+    AGLD,
+    EWSG,
+    SAGA,
+    SVRG,
+    Estimator,
+    FullGradient,
+    InjectedNoise,
+    Minibatch,
+)
 from .problems.base import Problem
 from .snapshots import make_snapshot
 
 __all__ = ["ALGORITHMS", "AlgorithmSpec", "get", "make_sampler", "names"]
 
 
-def _batch(problem: Problem, params: Mapping[str, Any]) -> int:
-    return int(params.get("n", min(10, problem.N)))
+def _batch(problem: Problem, params: Mapping[str, Any], key: str = "n", default: int = 10) -> int:
+    return int(params.get(key, min(default, problem.N)))
 
 
-def _epoch(problem: Problem, params: Mapping[str, Any]) -> int:
-    """Default epoch length ``D = ⌈N/n⌉`` (one data pass; SVRHMC §5 uses K = n/b)."""
-    return int(params.get("D", math.ceil(problem.N / _batch(problem, params))))
+def _epoch(problem: Problem, params: Mapping[str, Any], key: str = "D", batch: str = "n") -> int:
+    """Default epoch length ``⌈N/n⌉`` (one data pass; SVRHMC §5 uses K = n/b)."""
+    return int(params.get(key, math.ceil(problem.N / _batch(problem, params, batch))))
 
 
 @dataclass(frozen=True)
@@ -45,12 +57,14 @@ class AlgorithmSpec:
     citation : str
         Paper and Algorithm/equation number.
     family : str
-        ``"overdamped"`` for now.
+        ``"overdamped"``, ``"underdamped"`` or ``"thermostat"``.
     build : callable
-        ``build(problem, h, params) -> Estimator``.
+        ``build(problem, h, params) -> (integrator, estimator)``.
     params : dict
-        Parameter names and their defaults, with a description; ``None`` marks a
-        default computed from the problem (documented in the description).
+        Parameter names → (default, description); ``None`` marks a default
+        computed from the problem (said in the description).  Names follow the
+        paper of the algorithm: AGLD's ``n``/``D`` (batch, epoch), SVRHMC's
+        ``b``/``K``/``D`` (batch, epoch, friction), SGNHT's ``A``, EWSG's ``γ``, ``M``.
     marks : tuple of str
         Test marks, e.g. ``("stochastic", "variance-reduced")``.
     """
@@ -59,7 +73,7 @@ class AlgorithmSpec:
     alg_id: str
     citation: str
     family: str
-    build: Callable[[Problem, float, Mapping[str, Any]], Estimator]
+    build: Callable[[Problem, float, Mapping[str, Any]], tuple[Any, Estimator]]
     params: dict[str, tuple[Any, str]] = field(default_factory=dict)
     marks: tuple[str, ...] = ()
 
@@ -76,15 +90,75 @@ class AlgorithmSpec:
 
 _N_PARAM = {"n": (None, "minibatch size; default min(10, N)")}
 _D_PARAM = {"D": (None, "epoch length (iterations); default ⌈N/n⌉, one data pass")}
+_SVR_PARAMS = {
+    "b": (None, "minibatch size; default min(10, N) (SVRHMC §5)"),
+    "D": (1.0, "friction D; Algorithms 1-4 require D ≥ 1 and Dh < 1"),
+    "replace": (True, "minibatch with replacement (SVRHMC §2)"),
+    "p0": ("zeros", "initial momentum: 'zeros' (Algorithms 1-4 line 2) or 'normal'"),
+}
+_K_PARAM = {"K": (None, "epoch length; default ⌈N/b⌉ (K = n/b, SVRHMC §5)")}
+_GRAD_PARAMS = {
+    "gradient": (
+        "minibatch",
+        "'minibatch' (n uniform indices), 'full', or 'injected' (∇U + N(0, 2B/h))",
+    ),
+    "n": (None, "minibatch size Ñ; default min(10, N)"),
+    "B": (1.0, "injected-noise covariance B (gradient='injected'; SGNHT §3)"),
+}
+_ULD_PARAMS = {
+    "gamma": (1.0, "friction γ; σ² = 2γ (EWSG §3, T = 1)"),
+    "p0": ("zeros", "initial momentum: 'zeros' or 'normal'"),
+}
 
 
-def _agld(snapshot: str, access: str) -> Callable[[Problem, float, Mapping[str, Any]], Estimator]:
-    def build(problem, h, params):
+def _overdamped(make_est) -> Callable[[Problem, float, Mapping[str, Any]], tuple[Any, Estimator]]:
+    return lambda p, h, q: (integ.OverdampedEM(h), make_est(p, h, q))
+
+
+def _agld(snapshot: str, access: str):
+    def make(problem, h, params):
         n = _batch(problem, params)
         snap = make_snapshot(
             snapshot, D=_epoch(problem, params), saga_set=params.get("saga_set"), N=problem.N
         )
         return AGLD(make_access(access, n), snap, storage=params.get("storage", "auto"))
+
+    return _overdamped(make)
+
+
+def _sg_gradient(problem: Problem, h: float, q: Mapping[str, Any]) -> Estimator:
+    """The gradient of the SGNHT/SGHMC-Chen family: minibatch, full or injected noise."""
+    kind = choice("gradient", q.get("gradient", "minibatch"), ("minibatch", "full", "injected"))
+    if kind == "full":
+        return FullGradient()
+    if kind == "injected":
+        return InjectedNoise(q.get("B", 1.0), h)
+    return Minibatch(_batch(problem, q))
+
+
+def _ewsg_x_rule(kind: str, h: float, gamma: float):
+    """The §5.1 choices of x for EWSG on ULD-EM (σ = √(2γ))."""
+    sigma = math.sqrt(2 * gamma)
+    rules = {
+        "hat": lambda st: math.sqrt(h) * gamma * st.p / sigma,  # x̂ = √h γ r_k/σ (§4.3)
+        "zero": lambda st: np.zeros_like(st.p),
+        "one": lambda st: np.ones_like(st.p),
+        "alt": lambda st: (-1 + h * gamma) * st.p / (sigma * math.sqrt(h)),
+    }
+    return rules[choice("EWSG x", kind, rules)]
+
+
+def _svr(estimator: str, integrator: str):
+    def build(p, h, q):
+        b = _batch(p, q, "b")
+        rep = q.get("replace", True)
+        est = (
+            SVRG(b, _epoch(p, q, "K", "b"), replace=rep)
+            if estimator == "svrg"
+            else (SAGA(b, replace=rep) if estimator == "saga" else Minibatch(b, replace=rep))
+        )
+        cls = integ.SymmetricSplitting if integrator == "split" else integ.SGHMCEuler
+        return cls(h, p0=q.get("p0", "zeros"), D=float(q.get("D", 1.0))), est
 
     return build
 
@@ -96,7 +170,7 @@ def _entries() -> list[AlgorithmSpec]:
             "ALG-LMC",
             "AGLD eq. (3) (Langevin Monte Carlo)",
             "overdamped",
-            lambda p, h, q: FullGradient(),
+            _overdamped(lambda p, h, q: FullGradient()),
             {},
             ("exact-gradient",),
         ),
@@ -105,7 +179,7 @@ def _entries() -> list[AlgorithmSpec]:
             "ALG-SGLD",
             "AGLD eq. (4); Welling & Teh 2011 (minibatch with replacement)",
             "overdamped",
-            lambda p, h, q: Minibatch(_batch(p, q), replace=True),
+            _overdamped(lambda p, h, q: Minibatch(_batch(p, q), replace=True)),
             dict(_N_PARAM),
             ("stochastic",),
         ),
@@ -114,7 +188,7 @@ def _entries() -> list[AlgorithmSpec]:
             "ALG-SGLD",
             "AGLD eq. (4) with a without-replacement minibatch",
             "overdamped",
-            lambda p, h, q: Minibatch(_batch(p, q), replace=False),
+            _overdamped(lambda p, h, q: Minibatch(_batch(p, q), replace=False)),
             dict(_N_PARAM),
             ("stochastic",),
         ),
@@ -147,7 +221,7 @@ def _entries() -> list[AlgorithmSpec]:
             "ALG-SVRG-LD",
             "Dubey et al. 2016 as restated in AGLD §2.2 / SVRHMC §1; estimator of SVRHMC Alg. 1",
             "overdamped",
-            lambda p, h, q: SVRG(_batch(p, q), _epoch(p, q), replace=q.get("replace", True)),
+            _overdamped(lambda p, h, q: SVRG(_batch(p, q), _epoch(p, q), q.get("replace", True))),
             dict(_N_PARAM) | _D_PARAM | {"replace": (True, "minibatch with replacement")},
             ("stochastic", "variance-reduced"),
         ),
@@ -156,7 +230,7 @@ def _entries() -> list[AlgorithmSpec]:
             "ALG-SAGA-LD",
             "Dubey et al. 2016 as restated in AGLD §2.2 / SVRHMC §1; estimator of SVRHMC Alg. 2",
             "overdamped",
-            lambda p, h, q: SAGA(_batch(p, q), replace=q.get("replace", True)),
+            _overdamped(lambda p, h, q: SAGA(_batch(p, q), replace=q.get("replace", True))),
             dict(_N_PARAM) | {"replace": (True, "minibatch with replacement")},
             ("stochastic", "variance-reduced"),
         ),
@@ -165,12 +239,14 @@ def _entries() -> list[AlgorithmSpec]:
             "ALG-EWSG-LMC",
             "EWSG §4.2 applied to overdamped EM (appendix F not in text; derived as Thm 2)",
             "overdamped",
-            lambda p, h, q: EWSG(
-                math.sqrt(h / 2),
-                M=int(q.get("M", 1)),
-                b=int(q.get("b", 1)),
-                mode=q.get("mode", "mh"),
-                x=float(q.get("x", 0.0)),
+            _overdamped(
+                lambda p, h, q: EWSG(
+                    math.sqrt(h / 2),
+                    M=int(q.get("M", 1)),
+                    b=int(q.get("b", 1)),
+                    mode=q.get("mode", "mh"),
+                    x=float(q.get("x", 0.0)),
+                )
             ),
             {
                 "M": (1, "Metropolis index-chain length (eq. (5))"),
@@ -179,6 +255,180 @@ def _entries() -> list[AlgorithmSpec]:
                 "x": (0.0, "the x used in the weights; 0 is the analogue of x̂ = √h γ r/σ"),
             },
             ("stochastic", "ewsg"),
+        ),
+        # -- underdamped family -------------------------------------------------------
+        AlgorithmSpec(
+            "uld-em",
+            "ALG-ULD-EM",
+            "EWSG eqs. (1), (3): underdamped Langevin, Euler-Maruyama",
+            "underdamped",
+            lambda p, h, q: (
+                integ.ULDEulerMaruyama(
+                    h, p0=q.get("p0", "zeros"), gamma=float(q.get("gamma", 1.0))
+                ),
+                FullGradient(),
+            ),
+            dict(_ULD_PARAMS),
+            ("exact-gradient",),
+        ),
+        AlgorithmSpec(
+            "sghmc-ewsg",
+            "ALG-SGHMC-EWSG",
+            "EWSG §1 footnote: ULD-EM (eq. (3)) with a uniform stochastic gradient",
+            "underdamped",
+            lambda p, h, q: (
+                integ.ULDEulerMaruyama(
+                    h, p0=q.get("p0", "zeros"), gamma=float(q.get("gamma", 1.0))
+                ),
+                Minibatch(int(q.get("b", 1))),
+            ),
+            dict(_ULD_PARAMS) | {"b": (1, "minibatch size (EWSG uses 1)")},
+            ("stochastic",),
+        ),
+        AlgorithmSpec(
+            "ewsg",
+            "ALG-EWSG",
+            "EWSG Algorithm 1, eqs. (4)-(5), §4.3 (x̂ = √h γ r_k/σ), §5.1 (alternatives of x)",
+            "underdamped",
+            lambda p, h, q: (
+                integ.ULDEulerMaruyama(
+                    h, p0=q.get("p0", "zeros"), gamma=float(q.get("gamma", 1.0))
+                ),
+                EWSG(
+                    math.sqrt(h) / math.sqrt(2 * float(q.get("gamma", 1.0))),
+                    M=int(q.get("M", 1)),
+                    b=int(q.get("b", 1)),
+                    mode=q.get("mode", "mh"),
+                    x_rule=_ewsg_x_rule(q.get("x", "hat"), h, float(q.get("gamma", 1.0))),
+                ),
+            ),
+            dict(_ULD_PARAMS)
+            | {
+                "M": (1, "Metropolis index-chain length (eq. (5)); 0 is uniform SG"),
+                "b": (1, "batch size (appendix E, reconstructed)"),
+                "mode": ("mh", "'mh' (Algorithm 1) or 'ideal' (exact eq. (4) weights)"),
+                "x": ("hat", "'hat' √hγr/σ (§4.3), 'zero', 'one', 'alt' (−1+hγ)r/(σ√h) (§5.1)"),
+            },
+            ("stochastic", "ewsg"),
+        ),
+        AlgorithmSpec(
+            "sghmc-chen",
+            "ALG-SGHMC-CHEN",
+            "SGNHT eq. (3) (Chen et al. 2014), discretised as SGNHT Algorithm 1 with ξ = A",
+            "underdamped",
+            lambda p, h, q: (
+                integ.SGHMCChen(
+                    h, p0=q.get("p0", "zeros"), A=float(q.get("A", 1.0)), B_hat=q.get("B_hat", 0.0)
+                ),
+                _sg_gradient(p, h, q),
+            ),
+            dict(_GRAD_PARAMS)
+            | {
+                "A": (1.0, "friction A"),
+                "B_hat": (0.0, "noise estimate B̂ (scalar or matrix); A·I − B̂ ⪰ 0"),
+                "p0": ("zeros", "initial momentum: 'zeros' or 'normal'"),
+            },
+            ("stochastic",),
+        ),
+        AlgorithmSpec(
+            "sgnht",
+            "ALG-SGNHT",
+            "SGNHT Algorithm 1, eqs. (5)-(6)",
+            "thermostat",
+            lambda p, h, q: (
+                integ.SGNHT(h, A=float(q.get("A", 1.0)), xi0=q.get("xi0")),
+                _sg_gradient(p, h, q),
+            ),
+            dict(_GRAD_PARAMS)
+            | {
+                "A": (1.0, "injected diffusion A ≥ 0"),
+                "xi0": (None, "initial ξ; default A (Algorithm 1)"),
+            },
+            ("stochastic", "thermostat"),
+        ),
+        AlgorithmSpec(
+            "sgnht-2",
+            "ALG-SGNHT-2",
+            "SGNHT §5.2: Algorithm 1 with u = ph, η = h², α = ξh, a = Ah (Alg. 2 derived)",
+            "thermostat",
+            lambda p, h, q: (
+                integ.SGNHTReparam(
+                    h * h,
+                    a=float(q.get("A", 1.0)) * h,
+                    alpha0=None if q.get("xi0") is None else float(q["xi0"]) * h,
+                ),
+                _sg_gradient(p, h, q),
+            ),
+            dict(_GRAD_PARAMS)
+            | {
+                "A": (1.0, "injected diffusion A ≥ 0 (a = Ah)"),
+                "xi0": (None, "initial ξ (α_0 = ξ_0 h); default A"),
+            },
+            ("stochastic", "thermostat"),
+        ),
+        AlgorithmSpec(
+            "sgnht-mat",
+            "ALG-SGNHT-MAT",
+            "SGNHT §4.2 eq. (11): matrix thermostat Ξ",
+            "thermostat",
+            lambda p, h, q: (
+                integ.SGNHTMatrix(
+                    h, A=q.get("A", 1.0), mu=float(q.get("mu", 1.0)), Xi0=q.get("Xi0")
+                ),
+                _sg_gradient(p, h, q),
+            ),
+            dict(_GRAD_PARAMS)
+            | {
+                "A": (1.0, "injected diffusion (scalar or PSD matrix)"),
+                "mu": (1.0, "thermostat mass μ"),
+                "Xi0": (None, "initial Ξ; default A"),
+            },
+            ("stochastic", "thermostat"),
+        ),
+        AlgorithmSpec(
+            "sghmc-svr",
+            "ALG-SGHMC-SVR",
+            "SVRHMC §2 eqs. (1)-(2) with a uniform minibatch",
+            "underdamped",
+            _svr("minibatch", "euler"),
+            dict(_SVR_PARAMS),
+            ("stochastic",),
+        ),
+        AlgorithmSpec(
+            "svrg-hmc",
+            "ALG-SVRG-HMC",
+            "SVRHMC Algorithm 1",
+            "underdamped",
+            _svr("svrg", "euler"),
+            dict(_SVR_PARAMS) | _K_PARAM,
+            ("stochastic", "variance-reduced"),
+        ),
+        AlgorithmSpec(
+            "saga-hmc",
+            "ALG-SAGA-HMC",
+            "SVRHMC Algorithm 2",
+            "underdamped",
+            _svr("saga", "euler"),
+            dict(_SVR_PARAMS),
+            ("stochastic", "variance-reduced"),
+        ),
+        AlgorithmSpec(
+            "svrg2-hmc",
+            "ALG-SVRG2-HMC",
+            "SVRHMC Algorithm 3, eqs. (12)-(18) (SVRG2nd-HMC; line 9's p_t read as p_{tK+k})",
+            "underdamped",
+            _svr("svrg", "split"),
+            dict(_SVR_PARAMS) | _K_PARAM,
+            ("stochastic", "variance-reduced", "splitting"),
+        ),
+        AlgorithmSpec(
+            "saga2-hmc",
+            "ALG-SAGA2-HMC",
+            "SVRHMC Algorithm 4, eqs. (12)-(18) (SAGA2nd-HMC; snapshot at the first θ + h/2 p)",
+            "underdamped",
+            _svr("saga", "split"),
+            dict(_SVR_PARAMS),
+            ("stochastic", "variance-reduced", "splitting"),
         ),
     ]
     return out
@@ -201,7 +451,7 @@ def get(name: str) -> AlgorithmSpec:
 def make_sampler(name: str, problem: Problem, *, h: float, **params: Any) -> Sampler:
     """Bind algorithm ``name`` to ``problem`` with step size ``h`` and parameters.
 
-    Unknown parameter names raise ``ValueError`` before any work.
+    Unknown parameter names and invalid values raise ``ValueError`` before any work.
     """
     spec = get(name)
     h = positive("h", h)
@@ -211,4 +461,5 @@ def make_sampler(name: str, problem: Problem, *, h: float, **params: Any) -> Sam
             f"unknown parameter(s) {sorted(unknown)} for {name}; "
             f"accepted: {sorted(spec.params) or 'none'}"
         )
-    return Sampler(name, problem, h, spec.build(problem, h, params), spec.family)
+    integrator, estimator = spec.build(problem, h, params)
+    return Sampler(name, problem, integrator, estimator)

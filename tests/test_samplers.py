@@ -10,35 +10,36 @@ import pytest
 import sympy as sp
 
 import sgmcmc_verify as sv
-from sgmcmc_verify import algorithms, problems, registry
+from sgmcmc_verify import algorithms, integrators, problems, registry
 from sgmcmc_verify.stats import variance_test
 
 CLAIMS_MD = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
-OVERDAMPED_IDS = {
-    "ALG-LMC",
-    "ALG-SGLD",
-    "ALG-AGLD-9",
-    "ALG-SNAP",
-    "ALG-SVRG-LD",
-    "ALG-SAGA-LD",
-    "ALG-EWSG-LMC",
-}
+# ALG-AGLD and ALG-ACCESS are the framework and the access strategies every AGLD entry composes.
+ALL_IDS = {
+    "ALG-LMC", "ALG-SGLD", "ALG-AGLD-9", "ALG-SNAP", "ALG-SVRG-LD", "ALG-SAGA-LD", "ALG-EWSG-LMC",
+    "ALG-ULD-EM", "ALG-SGHMC-EWSG", "ALG-EWSG", "ALG-SGHMC-CHEN", "ALG-SGNHT", "ALG-SGNHT-2",
+    "ALG-SGNHT-MAT", "ALG-SGHMC-SVR", "ALG-SVRG-HMC", "ALG-SAGA-HMC", "ALG-SVRG2-HMC",
+    "ALG-SAGA2-HMC",
+}  # fmt: skip
 
 
-def test_registry_covers_the_overdamped_family_with_citations():
+def test_registry_covers_every_algorithm_with_citations():
     ids = {a.alg_id for a in registry.ALGORITHMS.values()}
-    assert OVERDAMPED_IDS <= ids
+    assert ALL_IDS <= ids
     nine = {n for n, a in registry.ALGORITHMS.items() if a.alg_id == "ALG-AGLD-9"}
     assert nine == {f"{s}-{a}" for s in ("ptu", "ppu", "tmu") for a in ("ra", "rr", "ca")}
     for spec in registry.ALGORITHMS.values():
-        assert re.search(r"(eq\.|Alg|Strategy|§)", spec.citation), spec.name
+        assert re.search(r"(eqs?\.|Alg|Strategy|§)", spec.citation), spec.name
 
 
 @pytest.mark.skipif(not CLAIMS_MD.exists(), reason="shared/CLAIMS.md not beside the repo")
-def test_registry_ids_exist_in_claims_md():
+def test_registry_ids_exist_in_claims_md_and_cover_its_table():
     text = CLAIMS_MD.read_text()
+    table = set(re.findall(r"^\| (ALG-[A-Z0-9-]+)", text, re.M))
+    table |= set(re.findall(r"(ALG-[A-Z0-9]+-LD)", text))
     for spec in registry.ALGORITHMS.values():
         assert spec.alg_id in text
+    assert table - {"ALG-AGLD", "ALG-ACCESS"} <= {a.alg_id for a in registry.ALGORITHMS.values()}
 
 
 def _sympy_lmc_step(grad_expr, theta, h, xi):
@@ -134,7 +135,7 @@ def test_stationary_variance_matches_the_exact_discrete_chain(name, n):
 def test_variance_check_catches_noise_scale_sqrt_h(name, n, monkeypatch):
     """Planted bug: √h in place of √(2h) in the overdamped step."""
     monkeypatch.setattr(
-        algorithms, "overdamped_em", lambda th, g, xi, h: th - h * g + math.sqrt(h) * xi
+        integrators, "overdamped_em", lambda th, g, xi, h: th - h * g + math.sqrt(h) * xi
     )
     prob = problems.gaussian_identical(10, 1, precision=2.0, spread=2.0, seed=3)
     h = 0.2
