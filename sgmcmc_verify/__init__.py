@@ -12,7 +12,7 @@ return honest verdicts.
 """
 
 from . import problems, registry
-from .driver import RunResult, run
+from .driver import RunResult, run, run_sampler
 
-__all__ = ["RunResult", "__version__", "problems", "registry", "run"]
+__all__ = ["RunResult", "__version__", "problems", "registry", "run", "run_sampler"]
 __version__ = "0.1.0"

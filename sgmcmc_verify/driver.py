@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 
 from ._validation import as_theta, choice, finite_array, positive, positive_int
+from .algorithms import Sampler
 from .estimators import FullGradient, InjectedNoise
 from .problems.base import Problem
 from .registry import make_sampler
 
-__all__ = ["RECORDABLE", "RunResult", "run"]
+__all__ = ["RECORDABLE", "RunResult", "run", "run_sampler"]
 
 #: Observables ``run`` can record, and what each is.
 RECORDABLE = {
@@ -118,13 +119,49 @@ def run(
         Draw ``j`` is the state after ``burn_in + (j+1)·thin`` steps; ``grad`` and
         ``indices`` of draw ``j`` belong to the step that produced that state.
     """
+    positive("h", h)
+    sampler = make_sampler(algorithm, problem, h=h, **params)
+    result = run_sampler(
+        sampler,
+        n_steps=n_steps,
+        chains=chains,
+        seed=seed,
+        theta0=theta0,
+        burn_in=burn_in,
+        thin=thin,
+        record=record,
+        keep=keep,
+        progress=progress,
+    )
+    result.params.update({"algorithm": algorithm, "h": float(h), **params})
+    return result
+
+
+def run_sampler(
+    sampler: Sampler,
+    *,
+    n_steps: int,
+    chains: int = 1000,
+    seed: int = 0,
+    theta0: np.ndarray | None = None,
+    burn_in: int = 0,
+    thin: int = 1,
+    record: Sequence[str] = ("theta",),
+    keep: str = "draws",
+    progress: bool = False,
+) -> RunResult:
+    """:func:`run` for a :class:`~sgmcmc_verify.algorithms.Sampler` built by hand.
+
+    Use it to drive a modified sampler (a planted bug, another integrator) with
+    exactly the driver the registry's algorithms use.  Arguments as in :func:`run`.
+    """
+    problem = sampler.problem
     n_steps = positive_int("n_steps", n_steps)
     chains = positive_int("chains", chains)
     thin = positive_int("thin", thin)
     burn_in = positive_int("burn_in", burn_in, minimum=0)
     if burn_in >= n_steps:
         raise ValueError(f"burn_in ({burn_in}) must be < n_steps ({n_steps})")
-    positive("h", h)
     choice("keep", keep, ("draws", "moments"))
     for name in record:
         choice("observable to record", name, RECORDABLE)
@@ -138,7 +175,6 @@ def run(
     theta0 = as_theta(theta0, problem.d)
     if theta0.shape[0] != chains:
         raise ValueError(f"theta0 has {theta0.shape[0]} chains, expected {chains}")
-    sampler = make_sampler(algorithm, problem, h=h, **params)
     for name in record:
         _check_recordable(name, sampler)
 
@@ -164,7 +200,7 @@ def run(
                 sum2 += state.theta[:, :, None] * state.theta[:, None, :]
         if progress and (t + 1) % report_every == 0:
             print(
-                f"  {algorithm}: {100 * (t + 1) // n_steps}% ({t + 1}/{n_steps} steps)",
+                f"  {sampler.name}: {100 * (t + 1) // n_steps}% ({t + 1}/{n_steps} steps)",
                 file=sys.stderr,
             )
     draws = {k: np.stack(v, axis=1) for k, v in out.items() if v}
@@ -180,15 +216,14 @@ def run(
         moments=moments,
         final_state=state,
         params={
-            "algorithm": algorithm,
+            "algorithm": sampler.name,
             "problem": problem.name,
-            "h": float(h),
+            "h": float(sampler.h),
             "n_steps": n_steps,
             "chains": chains,
             "seed": int(seed),
             "burn_in": burn_in,
             "thin": thin,
-            **params,
         },
         wall_time=time.perf_counter() - t0,
         n_kept=n_kept,
