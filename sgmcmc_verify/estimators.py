@@ -93,8 +93,12 @@ def first_occurrence(idx: np.ndarray) -> np.ndarray:
 
 
 def data_grad_sum(problem: Problem, theta: np.ndarray) -> np.ndarray:
-    """``Σ_i ∇f_i(θ)``, shape (chains, d): the snapshot full gradient of SVRG/PTU."""
-    return problem.all_component_grads(theta).sum(axis=1)
+    """``Σ_i ∇f_i(θ) = ∇U(θ) − ∇U_0(θ)``, shape (chains, d): the snapshot gradient of SVRG/PTU.
+
+    Through the problem's full gradient (a closed form where one exists) rather
+    than a ``(chains, N, d)`` table of components.
+    """
+    return problem.grad(theta) - problem.prior_grad(theta)
 
 
 class _Stateless:

@@ -1,8 +1,8 @@
-"""Chain-steps per second of every overdamped algorithm: vectorised against a per-chain loop.
+"""Chain-steps per second of every algorithm: vectorised against a per-chain loop.
 
 Not a timed test: a script that prints a Markdown table (the README's).
 
-    python benchmarks/bench_overdamped.py [--chains 10000] [--d 10] [--N 100] [--steps 50]
+    python benchmarks/bench_samplers.py [--chains 10000] [--d 10] [--N 100] [--steps 50]
 
 Problem: Bayesian linear regression, d = 10, N = 100 (a GLM, so the component
 gradients cost O(d) each).  The loop baseline runs the *same* reference code
@@ -46,7 +46,7 @@ def main() -> None:
     print(f"linear regression N={args.N}, d={args.d}; {args.chains} chains × {args.steps} steps\n")
     print("| algorithm | vectorised (chain-steps/s) | loop (chain-steps/s) | speed-up |")
     print("|---|---:|---:|---:|")
-    for name in args.only or registry.names("overdamped"):
+    for name in args.only or registry.names():
         v = rate_vectorised(name, prob, args.chains, args.steps)
         lp = rate_loop(name, prob, args.loop_chains, args.steps)
         print(f"| {name} | {v:,.0f} | {lp:,.0f} | {v / lp:,.0f}× |", flush=True)
