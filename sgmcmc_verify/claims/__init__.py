@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld
+from . import agld, ewsg
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -45,6 +45,7 @@ CHECKS: dict[str, CheckFn] = {
     "AGLD-R2": agld.check_r2,
     "AGLD-UNB": agld.check_unb,
     "AGLD-MEM": agld.check_mem,
+    "EWSG-MH": ewsg.check_mh,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -53,6 +54,7 @@ EXPECTATIONS: dict[str, str] = {
     "AGLD-R2": "snapshot ages ≤ D: PTU epoch, PPU from Req. 1, TMU the min, HSAG bounded",
     "AGLD-UNB": "E[g | past] = ∇U for RA (exact enumeration); ≠ ∇U for CA and RR",
     "AGLD-MEM": "snapshot bytes per chain: PTU ∝ d, PPU ∝ N d, PPU on a GLM ∝ N",
+    "EWSG-MH": "the eq. (5) index chain has the eq. (4) weights as stationary law; mixing vs M",
 }
 
 
