@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld, ewsg
+from . import agld, ewsg, svrhmc
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -46,6 +46,8 @@ CHECKS: dict[str, CheckFn] = {
     "AGLD-UNB": agld.check_unb,
     "AGLD-MEM": agld.check_mem,
     "EWSG-MH": ewsg.check_mh,
+    "SVRHMC-SPLIT": svrhmc.check_split,
+    "SVRHMC-COR2": svrhmc.check_cor2,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -55,6 +57,8 @@ EXPECTATIONS: dict[str, str] = {
     "AGLD-UNB": "E[g | past] = ∇U for RA (exact enumeration); ≠ ∇U for CA and RR",
     "AGLD-MEM": "snapshot bytes per chain: PTU ∝ d, PPU ∝ N d, PPU on a GLM ∝ N",
     "EWSG-MH": "the eq. (5) index chain has the eq. (4) weights as stationary law; mixing vs M",
+    "SVRHMC-SPLIT": "(12)-(16) = (17)-(18) in sympy; printed Algorithms 1-4 agree line by line",
+    "SVRHMC-COR2": "E‖∇̃ − ∇f‖² = (n²/b)·Var_i ∇f_i ≤ n²G²/b, exactly (closed form and enumeration)",
 }
 
 
