@@ -29,7 +29,7 @@ def test_check_rejects_bad_input():
     with pytest.raises(ValueError, match="unknown claim ID 'AGLD-R3'"):
         claims.check("AGLD-R3")
     with pytest.raises(NotImplementedError, match="no check yet"):
-        claims.check("SGNHT-MT")
+        claims.check("SGNHT-DW")
     with pytest.raises(ValueError, match="unknown profile 'fast'"):
         claims.check("AGLD-MEM", profile="fast")
     with pytest.raises(TypeError, match="seed must be an integer"):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld, ewsg, svrhmc
+from . import agld, ewsg, sgnht_mt, svrhmc
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -48,6 +48,7 @@ CHECKS: dict[str, CheckFn] = {
     "EWSG-MH": ewsg.check_mh,
     "SVRHMC-SPLIT": svrhmc.check_split,
     "SVRHMC-COR2": svrhmc.check_cor2,
+    "SGNHT-MT": sgnht_mt.check_mt,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -59,6 +60,7 @@ EXPECTATIONS: dict[str, str] = {
     "EWSG-MH": "the eq. (5) index chain has the eq. (4) weights as stationary law; mixing vs M",
     "SVRHMC-SPLIT": "(12)-(16) = (17)-(18) in sympy; printed Algorithms 1-4 agree line by line",
     "SVRHMC-COR2": "E‖∇̃ − ∇f‖² = (n²/b)·Var_i ∇f_i ≤ n²G²/b, exactly (closed form and enumeration)",
+    "SGNHT-MT": "eq. (9) residual ≡ 0 for Langevin, SGHMC (B̂ = B), SGNHT (ξ and Ξ); ≢ 0 otherwise",
 }
 
 
