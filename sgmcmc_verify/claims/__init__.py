@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld, ewsg, sgnht_mt, svrhmc
+from . import agld, ewsg, sgnht, sgnht_mt, svrhmc
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -49,6 +49,7 @@ CHECKS: dict[str, CheckFn] = {
     "SVRHMC-SPLIT": svrhmc.check_split,
     "SVRHMC-COR2": svrhmc.check_cor2,
     "SGNHT-MT": sgnht_mt.check_mt,
+    "SGNHT-ALG2": sgnht.check_alg2,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -61,6 +62,8 @@ EXPECTATIONS: dict[str, str] = {
     "SVRHMC-SPLIT": "(12)-(16) = (17)-(18) in sympy; printed Algorithms 1-4 agree line by line",
     "SVRHMC-COR2": "E‖∇̃ − ∇f‖² = (n²/b)·Var_i ∇f_i ≤ n²G²/b, exactly (closed form and enumeration)",
     "SGNHT-MT": "eq. (9) residual ≡ 0 for Langevin, SGHMC (B̂ = B), SGNHT (ξ and Ξ); ≢ 0 otherwise",
+    "SGNHT-ALG2": "sympy: substitution ≡ the derived Alg. 2; trajectories equal to a propagated "
+    "float64 rounding bound",
 }
 
 
