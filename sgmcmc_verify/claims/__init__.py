@@ -50,6 +50,8 @@ CHECKS: dict[str, CheckFn] = {
     "SVRHMC-COR2": svrhmc.check_cor2,
     "SGNHT-MT": sgnht_mt.check_mt,
     "SGNHT-ALG2": sgnht.check_alg2,
+    "EWSG-T1": ewsg.check_t1,
+    "EWSG-T3": ewsg.check_t3,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -62,8 +64,12 @@ EXPECTATIONS: dict[str, str] = {
     "SVRHMC-SPLIT": "(12)-(16) = (17)-(18) in sympy; printed Algorithms 1-4 agree line by line",
     "SVRHMC-COR2": "E‖∇̃ − ∇f‖² = (n²/b)·Var_i ∇f_i ≤ n²G²/b, exactly (closed form and enumeration)",
     "SGNHT-MT": "eq. (9) residual ≡ 0 for Langevin, SGHMC (B̂ = B), SGNHT (ξ and Ξ); ≢ 0 otherwise",
-    "SGNHT-ALG2": "sympy: substitution ≡ the derived Alg. 2; trajectories equal to a propagated "
-    "float64 rounding bound",
+    "SGNHT-ALG2": "sympy: substitution ≡ the derived Alg. 2; trajectories equal to a "
+    "propagated float64 rounding bound",
+    "EWSG-T1": "LP (2) minimiser has ≤ d+1 nonzeros, certified exactly; optimal faces on "
+    "degenerate sets",
+    "EWSG-T3": "E[Δ] < 0 for x = O(√h) (exact three-point law + Monte Carlo); smallest C of the "
+    "bound vs n, h",
 }
 
 
