@@ -26,6 +26,7 @@ from scipy.stats import norm
 
 import sgmcmc_verify as sv
 from sgmcmc_verify import registry
+from sgmcmc_verify.bugs import HalfNoise
 from sgmcmc_verify.exact import nystrom as ny
 from sgmcmc_verify.problems import GaussianQuadratic, double_well, gaussian_differing
 from sgmcmc_verify.stats import fit_order, ks_test, z_test_mean
@@ -331,19 +332,6 @@ def test_double_well_bias_at_h_001(dw):
 
 
 # -- Monte Carlo of the real samplers -------------------------------------------------------------
-
-
-class HalfNoise:
-    """Planted bug: the integrator's Gaussian noise scaled by 1/√2 (√h in place of √(2h))."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, item):
-        return getattr(self.inner, item)
-
-    def advance(self, state, grad, noise):
-        return self.inner.advance(state, grad, noise / math.sqrt(2))
 
 
 # Double well, LMC at h = 0.05.  The Nyström operator's second eigenvalue there is

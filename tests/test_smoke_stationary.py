@@ -31,6 +31,7 @@ from scipy.stats import norm
 
 import sgmcmc_verify as sv
 from sgmcmc_verify import registry
+from sgmcmc_verify.bugs import HalfNoise
 from sgmcmc_verify.problems import GaussianQuadratic
 from sgmcmc_verify.stats import variance_test
 
@@ -110,19 +111,6 @@ def test_discrete_variance_tends_to_the_target_as_h_shrinks(scheme):
         errs.append(abs(solve_discrete_lyapunov(M, B @ B.T)[0, 0] - 1 / A_CURV))
     ratios = np.array(errs[:-1]) / np.array(errs[1:])
     assert errs[-1] < 0.02 and (ratios > 1.9).all()
-
-
-class HalfNoise:
-    """Planted bug: the integrator's Gaussian noise scaled by 1/√2."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, item):
-        return getattr(self.inner, item)
-
-    def advance(self, state, grad, noise):
-        return self.inner.advance(state, grad, noise / math.sqrt(2))
 
 
 def _run(
