@@ -52,6 +52,8 @@ CHECKS: dict[str, CheckFn] = {
     "SGNHT-ALG2": sgnht.check_alg2,
     "EWSG-T1": ewsg.check_t1,
     "EWSG-T3": ewsg.check_t3,
+    "SVRHMC-L1": svrhmc.check_l1,
+    "SVRHMC-COR3": svrhmc.check_cor3,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -70,6 +72,8 @@ EXPECTATIONS: dict[str, str] = {
     "degenerate sets",
     "EWSG-T3": "E[Δ] < 0 for x = O(√h) (exact three-point law + Monte Carlo); smallest C of the "
     "bound vs n, h",
+    "SVRHMC-L1": "R^HMC ≤ max{1/D², L/(nK)}·R^LD (9) and (10) on the paper's region, exactly",
+    "SVRHMC-COR3": "R^HMC ≤ (bL/n²)·R^LD with K = n/b (11), exactly",
 }
 
 
