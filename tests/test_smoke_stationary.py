@@ -4,7 +4,7 @@ Target: the 1-D Gaussian ``U(θ) = aθ²/2`` written as a single data term (N = 
 every algorithm — minibatch, SVRG, SAGA, AGLD, EWSG — runs its own code path and
 still sees the exact gradient.  For the schemes that are linear in the state, the
 stationary variance of the *discrete* chain follows from the scheme's equations
-(written out here from the papers, independently of the implementation) by a
+(:mod:`sgmcmc_verify.exact.linear`, built from the papers, not the implementation) by a
 discrete Lyapunov solve ``Σ = MΣMᵀ + BBᵀ``; it tends to the target ``1/a`` as
 ``h → 0``.  The Monte Carlo variance of 20,000 independent chains (one draw each)
 is compared with it by an exact χ² test.  (10,000 chains: the variance is
@@ -26,12 +26,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy.linalg import solve_discrete_lyapunov
 from scipy.stats import norm
 
 import sgmcmc_verify as sv
 from sgmcmc_verify import registry
 from sgmcmc_verify.bugs import HalfNoise
+from sgmcmc_verify.exact import linear
 from sgmcmc_verify.problems import GaussianQuadratic
 from sgmcmc_verify.stats import variance_test
 
@@ -42,73 +42,27 @@ CHAINS = 10_000
 PROBLEM = GaussianQuadratic(np.zeros((1, 1)), np.full((1, 1, 1), A_CURV), name="gauss-1d-N1")
 
 
-def _lmc(h, a):
-    return np.array([[1 - h * a]]), np.array([[math.sqrt(2 * h)]])
-
-
-def _uld_em(h, a, gamma=1.0):
-    """EWSG eq. (3): θ' = θ + h r, r' = r − h(aθ + γr) + σ√h ξ, σ² = 2γ."""
-    M = np.array([[1.0, h], [-h * a, 1 - h * gamma]])
-    return M, np.array([[0.0], [math.sqrt(2 * gamma * h)]])
-
-
-def _sghmc_euler(h, a, D=1.0, noise_var=None):
-    """SVRHMC eqs. (1)-(2): p' = (1−Dh)p − haθ + √(2Dh)ξ, θ' = θ + hp'."""
-    s = math.sqrt(2 * D * h if noise_var is None else noise_var)
-    M = np.array([[1 - h * h * a, h * (1 - D * h)], [-h * a, 1 - D * h]])
-    return M, np.array([[h * s], [s]])
-
-
-def _splitting(h, a, D=1.0):
-    """SVRHMC eqs. (12)-(16) composed as linear maps on (θ, p) and the noise ξ."""
-    e = math.exp(-D * h / 2)
-    s = math.sqrt(2 * D * h)
-    # (12)-(13): θ1 = θ + h/2 p, p1 = e p; (14): p2 = p1 − h a θ1 + sξ; (15)-(16).
-    th1 = np.array([1.0, h / 2, 0.0])  # coefficients on (θ, p, ξ)
-    p1 = np.array([0.0, e, 0.0])
-    p2 = p1 - h * a * th1 + np.array([0.0, 0.0, s])
-    p_new = e * p2
-    th_new = th1 + h / 2 * p_new
-    full = np.vstack([th_new, p_new])
-    return full[:, :2], full[:, 2:]
-
-
-SCHEME = {
-    **dict.fromkeys(registry.names("overdamped"), _lmc),
-    "uld-em": _uld_em,
-    "sghmc-ewsg": _uld_em,
-    "ewsg": _uld_em,
-    "sghmc-chen": _sghmc_euler,  # SGNHT eq. (3) with A = 1, B̂ = 0 is eqs. (1)-(2) with D = A
-    "sghmc-svr": _sghmc_euler,
-    "svrg-hmc": _sghmc_euler,
-    "saga-hmc": _sghmc_euler,
-    "svrg2-hmc": _splitting,
-    "saga2-hmc": _splitting,
-}
+#: Each linear algorithm → its scheme in :mod:`sgmcmc_verify.exact.linear` (N = 1: exact gradients).
+SCHEME = {name: linear.scheme_for(name) for name in registry.names() if name not in
+          registry.names("thermostat")}  # fmt: skip
 THERMOSTATS = registry.names("thermostat")
 EXTRA = {"sghmc-chen": {"gradient": "full"}}
 
 
-def exact_variance(name, h=H, a=A_CURV):
-    M, B = SCHEME[name](h, a)
-    return float(solve_discrete_lyapunov(M, B @ B.T)[0, 0])
+def exact_variance(name, h=H):
+    """Stationary Var θ of the discrete chain (discrete Lyapunov solve of the paper's scheme)."""
+    return float(linear.algorithm_moments(name, PROBLEM, h, **EXTRA.get(name, {})).theta_cov[0, 0])
 
 
 def test_schemes_cover_the_registry():
     assert set(SCHEME) | set(THERMOSTATS) == set(registry.names())
 
 
-@pytest.mark.parametrize(
-    "scheme",
-    sorted({f.__name__: f for f in SCHEME.values()}.values(), key=lambda f: f.__name__),
-    ids=lambda f: f.__name__,
-)
+@pytest.mark.parametrize("scheme", linear.SCHEMES[:1] + linear.SCHEMES[2:])
 def test_discrete_variance_tends_to_the_target_as_h_shrinks(scheme):
     """Exact: |Var_h − 1/a| shrinks with h (first or second order), so each scheme is consistent."""
-    errs = []
-    for h in (0.1, 0.05, 0.025, 0.0125):
-        M, B = scheme(h, A_CURV)
-        errs.append(abs(solve_discrete_lyapunov(M, B @ B.T)[0, 0] - 1 / A_CURV))
+    errs = [abs(linear.moments_1d(scheme, h=h, a=A_CURV)["var_theta"] - 1 / A_CURV)
+            for h in (0.1, 0.05, 0.025, 0.0125)]  # fmt: skip
     ratios = np.array(errs[:-1]) / np.array(errs[1:])
     assert errs[-1] < 0.02 and (ratios > 1.9).all()
 
