@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld, ewsg, sgnht, sgnht_mt, svrhmc
+from . import agld, cross, ewsg, sgnht, sgnht_mt, svrhmc
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -54,6 +54,8 @@ CHECKS: dict[str, CheckFn] = {
     "EWSG-T3": ewsg.check_t3,
     "SVRHMC-L1": svrhmc.check_l1,
     "SVRHMC-COR3": svrhmc.check_cor3,
+    "X-INV": cross.check_inv,
+    "X-ORDER": cross.check_order,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -74,6 +76,10 @@ EXPECTATIONS: dict[str, str] = {
     "bound vs n, h",
     "SVRHMC-L1": "R^HMC ≤ max{1/D², L/(nK)}·R^LD (9) and (10) on the paper's region, exactly",
     "SVRHMC-COR3": "R^HMC ≤ (bL/n²)·R^LD with K = n/b (11), exactly",
+    "X-INV": "every algorithm's Monte Carlo matches the exact law of its discrete chain (α); "
+    "the stationary bias shrinks as h → 0",
+    "X-ORDER": "bias order in h from exact values ≥ the claimed order (1, 2 for the splitting, "
+    "≤ 1 with gradient noise)",
 }
 
 
