@@ -106,9 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         "wall_time_s": time.perf_counter() - t0,
     }
     paths = write_report(results, args.out, meta)
-    print(f"\n{'claim':10s} {'verdict':10s} time")
+    print(f"\n{'claim':13s} {'verdict':10s} time")
     for r in results:
-        print(f"{r.claim_id:10s} {r.verdict:10s} {r.runtime_s:5.1f} s")
+        print(f"{r.claim_id:13s} {r.verdict:10s} {r.runtime_s:5.1f} s")
     print(f"\nwrote {', '.join(str(p) for p in paths)} ({meta['wall_time_s']:.1f} s)")
     return 0
 
