@@ -114,6 +114,30 @@ class _Stateless:
         return state
 
 
+class _UniformBatch:
+    """Mixin: ``b`` (or ``n``) uniform indices per step, with or without replacement.
+
+    Subclasses set :attr:`batch` (the batch size) and ``replace``.
+    """
+
+    replace: bool
+
+    @property
+    def batch(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def access(self) -> DataAccess:
+        return RA(self.batch) if self.replace else WOR(self.batch)
+
+    def draw(self, problem, state, chains, rng):
+        idx, _ = self.access.draw(AccessState(0, 0, None), chains, problem.N, rng)
+        return idx, state
+
+    def chosen_indices(self, rand, cache):
+        return rand
+
+
 @dataclass(frozen=True)
 class FullGradient(_Stateless):
     """The exact gradient ``∇U(θ)`` (LMC, AGLD eq. (3))."""
@@ -128,7 +152,7 @@ class FullGradient(_Stateless):
 
 
 @dataclass(frozen=True)
-class Minibatch(_Stateless):
+class Minibatch(_UniformBatch, _Stateless):
     """Uniform minibatch ``∇U_0(θ) + (N/n) Σ_{i∈S} ∇f_i(θ)`` (AGLD eq. (4); SVRHMC §2).
 
     Parameters
@@ -147,23 +171,16 @@ class Minibatch(_Stateless):
         positive_int("n (batch size)", self.n)
 
     @property
-    def access(self) -> DataAccess:
-        return RA(self.n) if self.replace else WOR(self.n)
+    def batch(self) -> int:
+        return self.n
 
     def init(self, problem, theta, rng):
         self.access.check(problem.N)
         return None
 
-    def draw(self, problem, state, chains, rng):
-        idx, _ = self.access.draw(AccessState(0, 0, None), chains, problem.N, rng)
-        return idx, state
-
     def estimate(self, problem, theta, state, rand, context=None):
         g = problem.component_grad_sum(theta, rand)
         return problem.prior_grad(theta) + (problem.N / self.n) * g, None
-
-    def chosen_indices(self, rand, cache):
-        return rand
 
 
 @dataclass(frozen=True)
@@ -437,7 +454,7 @@ class SVRGState(NamedTuple):
 
 
 @dataclass(frozen=True)
-class SVRG:
+class SVRG(_UniformBatch):
     """SVRG gradient estimator, SVRHMC Algorithm 1 lines 4–8 (Dubey et al. 2016).
 
     .. math::
@@ -468,19 +485,12 @@ class SVRG:
         positive_int("K (epoch length)", self.K)
 
     @property
-    def access(self) -> DataAccess:
-        return RA(self.b) if self.replace else WOR(self.b)
+    def batch(self) -> int:
+        return self.b
 
     def init(self, problem, theta, rng):
         self.access.check(problem.N)
         return SVRGState(theta.copy(), data_grad_sum(problem, theta), 0)
-
-    def draw(self, problem, state, chains, rng):
-        idx, _ = self.access.draw(AccessState(0, 0, None), chains, problem.N, rng)
-        return idx, state
-
-    def chosen_indices(self, rand, cache):
-        return rand
 
     def estimate(self, problem, theta, state, rand, context=None):
         diff = problem.component_grads(theta, rand) - problem.component_grads(state.w, rand)
@@ -500,7 +510,7 @@ class SAGAState(NamedTuple):
 
 
 @dataclass(frozen=True)
-class SAGA:
+class SAGA(_UniformBatch):
     """SAGA gradient estimator, SVRHMC Algorithm 2 lines 3–11 (Dubey et al. 2016).
 
     As printed, the table holds *points* ``α^i`` (initialised to ``θ_0``), the
@@ -531,20 +541,13 @@ class SAGA:
         positive_int("b (batch size)", self.b)
 
     @property
-    def access(self) -> DataAccess:
-        return RA(self.b) if self.replace else WOR(self.b)
+    def batch(self) -> int:
+        return self.b
 
     def init(self, problem, theta, rng):
         self.access.check(problem.N)
         alpha = np.repeat(theta[:, None, :], problem.N, axis=1)
         return SAGAState(alpha, data_grad_sum(problem, theta))
-
-    def draw(self, problem, state, chains, rng):
-        idx, _ = self.access.draw(AccessState(0, 0, None), chains, problem.N, rng)
-        return idx, state
-
-    def chosen_indices(self, rand, cache):
-        return rand
 
     def estimate(self, problem, theta, state, rand, context=None):
         now = problem.component_grads(theta, rand)

@@ -108,26 +108,23 @@ def _sgld_exact_variance(prob, h, n):
 ALPHA = 1e-4  # per test below; 4 tests → 4e-4 for this file's statistical assertions
 
 
-@pytest.mark.parametrize(("name", "n"), [("lmc", None), ("sgld", 2)])
-def test_stationary_variance_matches_the_exact_discrete_chain(name, n):
+def _variance_outcome(name, n):
+    """Var θ of 20,000 independent chains at step 150 against the DESIGN anchor (α = ALPHA)."""
     prob = problems.gaussian_identical(10, 1, precision=2.0, spread=2.0, seed=3)
     h = 0.2
     kw = {} if n is None else {"n": n}
     expected = _sgld_exact_variance(prob, h, n) if n else 2 / (2 - h * 2.0) / 2.0
-    res = sv.run(
-        name,
-        prob,
-        h=h,
-        n_steps=150,
-        chains=20_000,
-        seed=5,
-        burn_in=149,
-        theta0=prob.exact["mean"].value,
-        **kw,
-    )
+    mean = prob.exact["mean"].value
+    res = sv.run(name, prob, h=h, n_steps=150, chains=20_000, seed=5, burn_in=149, theta0=mean,
+                 **kw)  # fmt: skip
     # (1 − ha)^{2·150} ≈ 1e-29: the chains are stationary at the recorded step;
     # one draw per independent chain, so the ESS-based test is exact in its ESS.
-    out = variance_test(res.draws["theta"], expected, alpha=ALPHA, mean=prob.exact["mean"].value)
+    return variance_test(res.draws["theta"], expected, alpha=ALPHA, mean=mean)
+
+
+@pytest.mark.parametrize(("name", "n"), [("lmc", None), ("sgld", 2)])
+def test_stationary_variance_matches_the_exact_discrete_chain(name, n):
+    out = _variance_outcome(name, n)
     assert not out.reject, out.description
 
 
@@ -137,24 +134,7 @@ def test_variance_check_catches_noise_scale_sqrt_h(name, n, monkeypatch):
     monkeypatch.setattr(
         integrators, "overdamped_em", lambda th, g, xi, h: th - h * g + math.sqrt(h) * xi
     )
-    prob = problems.gaussian_identical(10, 1, precision=2.0, spread=2.0, seed=3)
-    h = 0.2
-    kw = {} if n is None else {"n": n}
-    expected = _sgld_exact_variance(prob, h, n) if n else 2 / (2 - h * 2.0) / 2.0
-    res = sv.run(
-        name,
-        prob,
-        h=h,
-        n_steps=150,
-        chains=20_000,
-        seed=5,
-        burn_in=149,
-        theta0=prob.exact["mean"].value,
-        **kw,
-    )
-    assert variance_test(
-        res.draws["theta"], expected, alpha=ALPHA, mean=prob.exact["mean"].value
-    ).reject
+    assert _variance_outcome(name, n).reject
 
 
 @pytest.mark.parametrize(
