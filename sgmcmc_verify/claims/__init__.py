@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld, cross, ewsg, sgnht, sgnht_mt, svrhmc
+from . import agld, cross, ewsg, rates, sgnht, sgnht_mt, svrhmc
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -56,6 +56,12 @@ CHECKS: dict[str, CheckFn] = {
     "SVRHMC-COR3": svrhmc.check_cor3,
     "X-INV": cross.check_inv,
     "X-ORDER": cross.check_order,
+    "SVRHMC-T2": rates.check_t2,
+    "SVRHMC-T4": rates.check_t4,
+    "SVRHMC-T5": rates.check_t5,
+    "SVRHMC-T6": rates.check_t6,
+    "EWSG-T4": rates.check_ewsg_t4,
+    "X-VR": rates.check_vr,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -80,6 +86,12 @@ EXPECTATIONS: dict[str, str] = {
     "the stationary bias shrinks as h → 0",
     "X-ORDER": "bias order in h from exact values ≥ the claimed order (1, 2 for the splitting, "
     "≤ 1 with gradient noise)",
+    "SVRHMC-T2": "svrg-hmc: stationary bias order 1 (MSE h²) or better; the 1/(Th) term exact",
+    "SVRHMC-T4": "saga-hmc: stationary bias order 1 (MSE h²) or better; the 1/(Th) term exact",
+    "SVRHMC-T5": "svrg2-hmc: stationary bias order 2 (MSE h⁴); the 1/(Th) term exact",
+    "SVRHMC-T6": "saga2-hmc: stationary bias order 2 (MSE h⁴); the 1/(Th) term exact",
+    "EWSG-T4": "MSE slopes: −1 in T at fixed h; 2 in h as T → ∞",
+    "X-VR": "SVRG/SAGA stationary variance below SG's (exact), and MSE per data pass",
 }
 
 
