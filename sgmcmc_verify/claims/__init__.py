@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld, cross, ewsg, rates, sgnht, sgnht_mt, svrhmc
+from . import agld, cross, ewsg, kernels, rates, sgnht, sgnht_mt, svrhmc
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -62,6 +62,9 @@ CHECKS: dict[str, CheckFn] = {
     "SVRHMC-T6": rates.check_t6,
     "EWSG-T4": rates.check_ewsg_t4,
     "X-VR": rates.check_vr,
+    "EWSG-ULD": kernels.check_ewsg_uld,
+    "SVRHMC-INV": kernels.check_svrhmc_inv,
+    "EWSG-T2": kernels.check_ewsg_t2,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -92,6 +95,10 @@ EXPECTATIONS: dict[str, str] = {
     "SVRHMC-T6": "saga2-hmc: stationary bias order 2 (MSE h⁴); the 1/(Th) term exact",
     "EWSG-T4": "MSE slopes: −1 in T at fixed h; 2 in h as T → ∞",
     "X-VR": "SVRG/SAGA stationary variance below SG's (exact), and MSE per data pass",
+    "EWSG-ULD": "Fokker-Planck residual of eq. (1) ≡ 0 for exp(−(V + ‖r‖²/2)/T) iff σ² = 2γT",
+    "SVRHMC-INV": "Fokker-Planck residual of eqs. (3)-(4) ≡ 0 for exp(−f − pᵀp/2)",
+    "EWSG-T2": "in what sense the eq. (4) kernel equals the full-gradient kernel; TV/KL of the "
+    "practical schemes vs uniform SG",
 }
 
 
