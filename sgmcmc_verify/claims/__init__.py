@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import choice
-from . import agld, cross, ewsg, kernels, rates, sgnht, sgnht_mt, svrhmc
+from . import agld, agld_theory, cross, ewsg, kernels, rates, sgnht, sgnht_mt, svrhmc
 from .catalogue import CATALOGUE, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -65,6 +65,7 @@ CHECKS: dict[str, CheckFn] = {
     "EWSG-ULD": kernels.check_ewsg_uld,
     "SVRHMC-INV": kernels.check_svrhmc_inv,
     "EWSG-T2": kernels.check_ewsg_t2,
+    **{f"AGLD-T{k}": getattr(agld_theory, f"check_t{k}") for k in range(1, 6)},
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -99,6 +100,12 @@ EXPECTATIONS: dict[str, str] = {
     "SVRHMC-INV": "Fokker-Planck residual of eqs. (3)-(4) ≡ 0 for exp(−f − pᵀp/2)",
     "EWSG-T2": "in what sense the eq. (4) kernel equals the full-gradient kernel; TV/KL of the "
     "practical schemes vs uniform SG",
+    "AGLD-T1": "stationary W2 bias vs η and K(ε) with η ∝ ε² (exact for LMC, Gelbrich lower "
+    "bounds for AGLD)",
+    "AGLD-T2": "K(ε) = O(log(1/ε)/ε) with η ∝ ε under a Lipschitz Hessian",
+    "AGLD-T3": "TMU-RA: K(ε) scaling in κ, d, n, ε",
+    "AGLD-T4": "W2(p̂*, p*) ≤ ε/2 with λ = 4ε²/(Ûd²)",
+    "AGLD-T5": "nonconvex: stationary W2 bias vs η (Nyström, exact 1-D W2); K(ε) = O(ε⁻⁴)",
 }
 
 
