@@ -9,18 +9,32 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import signal
 import sys
 import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from . import claims, registry
-from .report import environment, write_report
+from .report import environment, pending_entries, write_report
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, exit 2
         print(f"sgmcmc-verify: error: {message}", file=sys.stderr)
         raise SystemExit(2)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,19 +49,32 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--profile", choices=claims.PROFILES, default="quick")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--json", action="store_true", help="print the ClaimResults as JSON")
-    r = sub.add_parser("report", help="run the claims and write the Markdown/JSON report")
+    r = sub.add_parser(
+        "report",
+        help="run the claims and write the HTML/Markdown/JSON report with figures",
+        description="Run the claims and write index.html, index.md, report.json and "
+        "figures/*.png to --out.  The report is rewritten after each claim, so Ctrl-C "
+        "leaves the results so far on disk (exit code 130).",
+    )
     r.add_argument("--profile", choices=claims.PROFILES, default="quick")
-    r.add_argument("--out", type=Path, default=Path("reports/latest"))
+    r.add_argument("--out", type=Path, default=Path("reports/latest"), help="report directory")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument(
         "--claims", default="*", metavar="PATTERN", help="glob over claim IDs, e.g. 'AGLD-*'"
+    )
+    r.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="run claims in N processes (the report is the same for every N)",
     )
     return p
 
 
 def _list() -> int:
     print("Claims (✓ = a check is implemented):")
-    for cid, info in claims.CATALOGUE.items():
+    for cid, info in claims.INFO.items():
         mark = "✓" if cid in claims.CHECKS else " "
         print(f"  {mark} {cid:16s} {info.paper:7s} {info.location}")
     print("\nAlgorithms:")
@@ -56,14 +83,122 @@ def _list() -> int:
     return 0
 
 
+def _progress(i: int, n: int, r: claims.ClaimResult, t0: float) -> None:
+    print(
+        f"[{i}/{n}] {r.claim_id} {r.verdict} ({r.runtime_s:.1f} s; elapsed "
+        f"{time.perf_counter() - t0:.1f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _run(ids: list[str], profile: str, seed: int) -> list[claims.ClaimResult]:
+    """Run claims in this process (the ``check`` command)."""
+    t0 = time.perf_counter()
     results = []
     for i, cid in enumerate(ids, 1):
-        print(f"[{i}/{len(ids)}] {cid} ...", end="", file=sys.stderr, flush=True)
         r = claims.check(cid, profile=profile, seed=seed)
-        print(f" {r.verdict} ({r.runtime_s:.1f} s)", file=sys.stderr, flush=True)
+        _progress(i, len(ids), r, t0)
         results.append(r)
     return results
+
+
+def _check_in_worker(cid: str, profile: str, seed: int) -> claims.ClaimResult:
+    return claims.check(cid, profile=profile, seed=seed)
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is the parent's to handle: it writes the report and stops the workers
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _failed(cid: str, exc: BaseException, profile: str, seed: int) -> claims.ClaimResult:
+    """An ``error`` result for a claim whose worker died (``check`` itself never raises)."""
+    info = claims.INFO[cid]
+    tb = "".join(traceback.format_exception(exc))
+    return claims.ClaimResult(
+        cid, info.paper, info.location, info.statement, "error",
+        seed=seed, profile=profile, traceback=tb,
+    )  # fmt: skip
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    # a claim already running would otherwise hold the exit until it finished
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.terminate()
+
+
+def _report_results(
+    ids: list[str], args: argparse.Namespace, on_result: Callable[[claims.ClaimResult], None]
+) -> None:
+    """Run ``ids`` (in a pool for ``--jobs`` > 1), calling ``on_result`` as each finishes."""
+    if args.jobs == 1:
+        for cid in ids:
+            on_result(claims.check(cid, profile=args.profile, seed=args.seed))
+        return
+    pool = ProcessPoolExecutor(max_workers=min(args.jobs, len(ids)), initializer=_ignore_sigint)
+    try:
+        futures = {pool.submit(_check_in_worker, cid, args.profile, args.seed): cid for cid in ids}
+        for fut in as_completed(futures):
+            try:
+                r = fut.result()
+            except Exception as exc:  # a worker that dies loses only its own claim
+                r = _failed(futures[fut], exc, args.profile, args.seed)
+            on_result(r)
+    except BaseException:
+        _stop_workers(pool)
+        raise
+    pool.shutdown()
+
+
+def _report(args: argparse.Namespace) -> int:
+    ids = [c for c in claims.ids() if fnmatch.fnmatch(c, args.claims)]
+    if not ids:
+        print(
+            f"sgmcmc-verify: error: no implemented claim matches {args.claims!r}", file=sys.stderr
+        )
+        return 2
+    t0 = time.perf_counter()
+    done: dict[str, claims.ClaimResult] = {}
+    implemented = list(claims.CHECKS)
+
+    def write(status: str) -> list[Path]:
+        results = [done[c] for c in ids if c in done]  # catalogue order, whatever finished first
+        meta = {
+            "profile": args.profile,
+            "seed": args.seed,
+            "claims_pattern": args.claims,
+            "status": status,
+            "environment": environment(jobs=args.jobs),
+            "wall_time_s": time.perf_counter() - t0,
+        }
+        pending = pending_entries(results, ids, implemented)
+        # intermediate reports skip the figures: they are drawn once, at the end
+        return write_report(results, args.out, meta, pending=pending, figures=status != "partial")
+
+    def on_result(r: claims.ClaimResult) -> None:
+        done[r.claim_id] = r
+        _progress(len(done), len(ids), r, t0)
+        write("partial")
+
+    try:
+        _report_results(ids, args, on_result)
+    except KeyboardInterrupt:
+        paths = write("interrupted")
+        print(
+            f"\ninterrupted: {len(done)} of {len(ids)} claims written to {paths[-1].parent}",
+            file=sys.stderr,
+        )
+        return 130
+    paths = write("complete")
+    wall = time.perf_counter() - t0
+    print(f"\n{'claim':13s} {'verdict':10s} time")
+    for cid in ids:
+        print(f"{cid:13s} {done[cid].verdict:10s} {done[cid].runtime_s:5.1f} s")
+    print(f"\nwrote {args.out / 'index.html'} and {len(paths) - 1} more files ({wall:.1f} s)")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,30 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             for r in results:
                 print(f"{r.claim_id}: {r.verdict} — {r.reading}")
         return 1 if any(r.verdict in ("refuted", "error") for r in results) else 0
-    ids = [c for c in claims.ids() if fnmatch.fnmatch(c, args.claims)]
-    if not ids:
-        print(
-            f"sgmcmc-verify: error: no implemented claim matches {args.claims!r}", file=sys.stderr
-        )
-        return 2
-    t0 = time.perf_counter()
-    try:
-        results = _run(ids, args.profile, args.seed)
-    except KeyboardInterrupt:
-        print("\ninterrupted; no report written", file=sys.stderr)
-        return 130
-    meta = {
-        "profile": args.profile,
-        "seed": args.seed,
-        "environment": environment(),
-        "wall_time_s": time.perf_counter() - t0,
-    }
-    paths = write_report(results, args.out, meta)
-    print(f"\n{'claim':13s} {'verdict':10s} time")
-    for r in results:
-        print(f"{r.claim_id:13s} {r.verdict:10s} {r.runtime_s:5.1f} s")
-    print(f"\nwrote {', '.join(str(p) for p in paths)} ({meta['wall_time_s']:.1f} s)")
-    return 0
+    return _report(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,7 +29,7 @@ from . import (
     sgnht_mt,
     svrhmc,
 )
-from .catalogue import CATALOGUE, SUBSTITUTES, ClaimInfo
+from .catalogue import CATALOGUE, INFO, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
 __all__ = [
@@ -85,9 +85,6 @@ CHECKS: dict[str, CheckFn] = {
     "SVRHMC-EXP": experiments.check_svrhmc_exp,
     "SVRHMC-EXP-SUB": experiments.check_svrhmc_exp_sub,
 }
-
-#: Every claim the package knows: the catalogue and its -SUB substitutes.
-INFO: dict[str, ClaimInfo] = {**CATALOGUE, **SUBSTITUTES}
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
 EXPECTATIONS: dict[str, str] = {

@@ -165,7 +165,25 @@ def check_r1(
             None if not gof.reject else {"N": N, "n": n, "k": k, "p_value": gof.p_value},
         )
     )
-    return parts, {"alpha": ALPHA / 2, "ra": {"N": N, "n": n, "k": k, "chains": reps}}
+    figure = {
+        "kind": "staleness_pmf",
+        "title": f"RA staleness M_k against the coupon-collector law (N = {N}, n = {n}, k = {k})",
+        "N": N,
+        "n": n,
+        "k": k,
+        "chains": reps,
+        "support": list(range(len(pmf))),
+        "observed": counts[: len(pmf)].tolist(),
+        "expected_pmf": pmf.tolist(),
+        "observed_unvisited": int(counts[k + 2]),
+        "expected_unvisited": float(p_unvisited),
+        "chi2_p_value": float(gof.p_value),
+    }
+    return parts, {
+        "alpha": ALPHA / 2,
+        "ra": {"N": N, "n": n, "k": k, "chains": reps},
+        "figure_data": {"ra_staleness": figure},
+    }
 
 
 def _max_staleness_after_warmup(sim: np.ndarray, warm: int) -> float:

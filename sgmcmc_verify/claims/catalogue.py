@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["CATALOGUE", "SUBSTITUTES", "ClaimInfo"]
+__all__ = ["CATALOGUE", "INFO", "SUBSTITUTES", "ClaimInfo"]
 
 
 class ClaimInfo(NamedTuple):
@@ -298,3 +298,17 @@ SUBSTITUTES: dict[str, ClaimInfo] = {
         "place of the UCI sets.",
     ),
 }
+
+
+def _with_substitutes() -> dict[str, ClaimInfo]:
+    """The catalogue with each -SUB entry placed right after the claim it stands in for."""
+    out: dict[str, ClaimInfo] = {}
+    for cid, info in CATALOGUE.items():
+        out[cid] = info
+        if f"{cid}-SUB" in SUBSTITUTES:
+            out[f"{cid}-SUB"] = SUBSTITUTES[f"{cid}-SUB"]
+    return out
+
+
+#: Every claim the package knows, in catalogue order, substitutes included.
+INFO: dict[str, ClaimInfo] = _with_substitutes()

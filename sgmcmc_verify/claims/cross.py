@@ -220,6 +220,7 @@ def _row(alg, target, obs, order, claimed, regime, note=""):
 def check_order(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict[str, Any]]:
     """X-ORDER: the bias-order table from exact values (sympy, moment equations, Nyström)."""
     rows = []
+    series = []  # per-h bias of every row, for the report's log-log figure
     scheme_order = {"lmc": 1, "sgld": 1, "uld-em": 1, "sghmc-euler": 1, "splitting": 2}
     # 1. sympy series of the linear schemes, exact and noisy gradients
     for scheme, k_claim in scheme_order.items():
@@ -232,6 +233,14 @@ def check_order(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], d
                 kw = {"s2": 0} if s2 == 0 and scheme != "lmc" else {}
                 order, coeff = linear.leading_bias(scheme, q, **kw)
                 order = 3 if order is None else order
+                # the figure's values: a = 1, and s² = 1 where the row keeps s² symbolic
+                s2_fig = 0.0 if s2 == 0 or scheme == "lmc" else 1.0
+                fig_kw = {} if scheme == "lmc" else {"s2": s2_fig}
+                exact = linear.moments_1d(scheme, h=np.array(_H_GRID), a=1.0, **fig_kw)
+                series.append(
+                    _series(scheme, q, regime, _H_GRID, exact[q] - 1.0, k_claim,
+                            "sympy, exact; a = 1" + ("" if s2_fig == 0 else ", s² = 1"))
+                )  # fmt: skip
                 rows.append(
                     _row(scheme, "Gaussian", q, order, _claimed(k_claim, s2 is None, False),
                          regime, f"leading coefficient {coeff} (sympy, exact)")
@@ -248,6 +257,10 @@ def check_order(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], d
         slope = math.log(abs(bias[-2] / bias[-1])) / math.log(2)
         vr = name in vr_names
         base = 1
+        series.append(
+            _series(name, "var_theta", "variance-reduced" if vr else "gradient noise", _H_GRID,
+                    bias, None if vr else 1, "moment equations, exact; N = 4, n = 1")
+        )  # fmt: skip
         rows.append(
             _row(name, "Gaussian, N = 4, n = 1", "var_theta", round(slope, 2),
                  _claimed(base, True, vr), "variance-reduced" if vr else "gradient noise",
@@ -269,6 +282,10 @@ def check_order(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], d
                 continue
             # exact values: the local slope between the two smallest h is the order
             slope = math.log(v[-2] / v[-1]) / math.log(2)
+            series.append(
+                _series(scheme, phi, "exact gradient" if scheme == "lmc" else "gradient noise",
+                        (0.04, 0.02, 0.01, 0.005), vals, 1, f"Nyström; {tname}")
+            )  # fmt: skip
             rows.append(
                 _row(scheme, tname, phi, round(slope, 2), 1, "exact gradient" if scheme == "lmc"
                      else "gradient noise", "Nyström, error < 1e-10")
@@ -300,4 +317,27 @@ def check_order(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], d
                 None if not bad else {"rows": bad},
             )
         )
-    return parts, {"h_grid": list(_H_GRID), "rows": len(rows)}
+    figure = {
+        "kind": "bias_vs_h",
+        "title": "X-ORDER: stationary bias against h (exact values)",
+        "reference_slopes": [1, 2],
+        "series": series,
+    }
+    return parts, {
+        "h_grid": list(_H_GRID),
+        "rows": len(rows),
+        "figure_data": {"bias_vs_h": figure},
+    }
+
+
+def _series(alg, obs, regime, h, bias, claimed, source):
+    """One line of the X-ORDER figure: the exact bias at each h."""
+    return {
+        "algorithm": alg,
+        "observable": obs,
+        "regime": regime,
+        "h": [float(x) for x in h],
+        "bias": [float(b) for b in np.asarray(bias, dtype=float)],
+        "claimed": claimed,
+        "source": source,
+    }

@@ -84,6 +84,11 @@ class ClaimResult:
         The check's total false-alarm budget (``None`` when it uses no statistics).
     runtime_s : float
         Wall-clock seconds.
+    traceback : str or None
+        The formatted traceback of an ``error`` verdict.
+    figure_data : dict
+        Figure name → every number needed to draw it (the report's figures read
+        only this; see ``docs/report_schema.md``).  Empty when the claim has no figure.
     """
 
     claim_id: str
@@ -101,10 +106,16 @@ class ClaimResult:
     alpha: float | None = None
     runtime_s: float = 0.0
     traceback: str | None = None
+    figure_data: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        # A check returns ``(parts, params)``; its figure data travels in
+        # ``params["figure_data"]`` and is lifted out here, so params stays what reproduces it.
+        if "figure_data" in self.params:
+            self.params = dict(self.params)
+            self.figure_data = {**self.params.pop("figure_data"), **self.figure_data}
 
     def part(self, name: str) -> Part:
         """The part called ``name``."""
