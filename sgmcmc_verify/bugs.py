@@ -15,6 +15,7 @@ from typing import Any
 from .algorithms import Sampler
 
 __all__ = [
+    "CATALOGUE",
     "HalfNoise",
     "bhat_ignored",
     "half_noise",
@@ -96,3 +97,313 @@ def bhat_ignored(sampler: Sampler) -> Sampler:
     return dataclasses.replace(
         sampler, integrator=dataclasses.replace(sampler.integrator, B_hat=0.0)
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The catalogue of issue 7: realistic single mistakes across the families
+# ---------------------------------------------------------------------------------------------
+
+
+class _Wrap:
+    """Delegate everything to ``inner`` except the methods given as keyword functions."""
+
+    def __init__(self, inner: Any, **methods: Any):
+        self.inner = inner
+        self._methods = methods
+
+    def __getattr__(self, item: str) -> Any:
+        methods = self.__dict__.get("_methods", {})
+        if item in methods:
+            return lambda *a, **k: methods[item](self.inner, *a, **k)
+        return getattr(self.inner, item)
+
+
+def _integ(sampler: Sampler, advance) -> Sampler:
+    return dataclasses.replace(sampler, integrator=_Wrap(sampler.integrator, advance=advance))
+
+
+def _est(sampler: Sampler, **methods: Any) -> Sampler:
+    return dataclasses.replace(sampler, estimator=_Wrap(sampler.estimator, **methods))
+
+
+def noise_scale_h(sampler: Sampler) -> Sampler:
+    """Noise ``√2·h·ξ`` in place of ``√(2h)·ξ`` (``sqrt(2) * h`` typed for ``sqrt(2 * h)``)."""
+    h = sampler.h
+    return _integ(sampler, lambda inner, s, g, z: inner.advance(s, g, z * math.sqrt(h)))
+
+
+def missing_n_over_n(sampler: Sampler) -> Sampler:
+    """Minibatch sum not scaled by ``N/n``: the data gradient is ``Σ_{i∈S} ∇f_i``."""
+
+    def estimate(inner, problem, theta, state, rand, context=None):
+        g, cache = inner.estimate(problem, theta, state, rand, context)
+        prior = problem.prior_grad(theta)
+        return prior + (g - prior) * (rand.shape[1] / problem.N), cache
+
+    return _est(sampler, estimate=estimate)
+
+
+def minibatch_mean(sampler: Sampler) -> Sampler:
+    """Minibatch *mean* ``(1/n) Σ_{i∈S} ∇f_i``: the factor ``N`` is missing."""
+
+    def estimate(inner, problem, theta, state, rand, context=None):
+        g, cache = inner.estimate(problem, theta, state, rand, context)
+        prior = problem.prior_grad(theta)
+        return prior + (g - prior) / problem.N, cache
+
+    return _est(sampler, estimate=estimate)
+
+
+def gradient_ascent(sampler: Sampler) -> Sampler:
+    """The gradient enters with the wrong sign (``θ + h g``: log-density gradient confusion)."""
+
+    def estimate(inner, problem, theta, state, rand, context=None):
+        g, cache = inner.estimate(problem, theta, state, rand, context)
+        return -g, cache
+
+    return _est(sampler, estimate=estimate)
+
+
+def float32_arithmetic(sampler: Sampler) -> Sampler:
+    """The step computed in float32 (state and gradient cast down), returned as float64."""
+    import numpy as np
+
+    def advance(inner, state, grad, noise):
+        s32 = state._replace(**{f: np.asarray(getattr(state, f), np.float32) for f in ("theta",)})
+        if hasattr(state, "p"):
+            s32 = s32._replace(p=np.asarray(state.p, np.float32))
+        new = inner.advance(s32, grad.astype(np.float32), noise.astype(np.float32))
+        out = new._replace(theta=np.asarray(new.theta, np.float32).astype(np.float64))
+        if hasattr(new, "p"):
+            out = out._replace(p=np.asarray(new.p, np.float32).astype(np.float64))
+        return out
+
+    return _integ(sampler, advance)
+
+
+def friction_wrong_sign(sampler: Sampler) -> Sampler:
+    """SGHMC-Euler with ``(1 + Dh) p`` in place of ``(1 − Dh) p`` (SVRHMC eq. (1))."""
+
+    def advance(inner, state, grad, noise):
+        h, D = inner.h, inner.D
+        p = (1 + D * h) * state.p - h * grad + math.sqrt(2 * D * h) * noise
+        return state._replace(theta=state.theta + h * p, p=p)
+
+    return _integ(sampler, advance)
+
+
+def friction_missing_h(sampler: Sampler) -> Sampler:
+    """SGHMC-Euler with ``(1 − D) p`` in place of ``(1 − Dh) p``: the factor h is missing."""
+
+    def advance(inner, state, grad, noise):
+        h, D = inner.h, inner.D
+        p = (1 - D) * state.p - h * grad + math.sqrt(2 * D * h) * noise
+        return state._replace(theta=state.theta + h * p, p=p)
+
+    return _integ(sampler, advance)
+
+
+def sghmc_theta_old_p(sampler: Sampler) -> Sampler:
+    """SGHMC-Euler moving θ with the *old* momentum (``θ + h p_t``; eq. (2) uses ``p_{t+1}``)."""
+
+    def advance(inner, state, grad, noise):
+        new = inner.advance(state, grad, noise)
+        return new._replace(theta=state.theta + inner.h * state.p)
+
+    return _integ(sampler, advance)
+
+
+def uld_theta_new_p(sampler: Sampler) -> Sampler:
+    """ULD-EM moving θ with the *new* momentum (EWSG eq. (3) uses ``r_k``)."""
+
+    def advance(inner, state, grad, noise):
+        new = inner.advance(state, grad, noise)
+        return new._replace(theta=state.theta + inner.h * new.p)
+
+    return _integ(sampler, advance)
+
+
+def bhat_added(sampler: Sampler) -> Sampler:
+    """SGHMC-Chen injecting ``N(0, 2(A + B̂)h)``: B̂ added instead of subtracted."""
+    B = sampler.integrator.B_hat
+    A = sampler.integrator.A
+    return dataclasses.replace(
+        sampler,
+        integrator=dataclasses.replace(sampler.integrator, A=A, B_hat=-B),
+    )
+
+
+def snapshot_never_refreshed(sampler: Sampler) -> Sampler:
+    """SVRG/PTU whose epoch snapshot is never refreshed (the ``mod(k, K) = 0`` branch lost)."""
+
+    def update(inner, problem, state, x, x_next, rand, cache):
+        return state._replace(k=state.k + 1)
+
+    return _est(sampler, update=update)
+
+
+def saga_total_stale(sampler: Sampler) -> Sampler:
+    """SAGA whose table is updated but the running sum ``g = Σ α`` is not (SVRHMC Alg. 2 l. 11)."""
+
+    def update(inner, problem, state, x, x_next, rand, cache):
+        return inner.update(problem, state, x, x_next, rand, cache)._replace(g=state.g)
+
+    return _est(sampler, update=update)
+
+
+def saga_table_frozen(sampler: Sampler) -> Sampler:
+    """SAGA whose table is never updated: it degrades to a fixed control variate at θ₀."""
+
+    def update(inner, problem, state, x, x_next, rand, cache):
+        return state
+
+    return _est(sampler, update=update)
+
+
+class _CAWrapOffByOne:
+    """Cyclic access wrapping at ``N − 1``: the last datum is never read."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __getattr__(self, item: str) -> Any:
+        return getattr(self.inner, item)
+
+    def draw(self, state, chains, N, rng):
+        import numpy as np
+
+        from .access import AccessState
+
+        n = self.inner.n
+        idx = (state.pos + np.arange(n)) % (N - 1)
+        return (
+            np.broadcast_to(idx, (chains, n)).copy(),
+            AccessState(state.k + 1, (state.pos + n) % (N - 1), None),
+        )
+
+
+def ca_off_by_one(sampler: Sampler) -> Sampler:
+    """AGLD with cyclic access whose index wraps at ``N − 1`` (``% (N - 1)`` for ``% N``)."""
+    est = sampler.estimator
+    return dataclasses.replace(
+        sampler, estimator=dataclasses.replace(est, access=_CAWrapOffByOne(est.access))
+    )
+
+
+def xi_old_p(sampler: Sampler) -> Sampler:
+    """SGNHT whose ξ update uses the old ``p_{t−1}`` (Algorithm 1 uses the new ``p_t``)."""
+    import numpy as np
+
+    def advance(inner, state, grad, noise):
+        new = inner.advance(state, grad, noise)
+        return new._replace(xi=state.xi + (np.mean(state.p * state.p, axis=1) - 1.0) * inner.h)
+
+    return _integ(sampler, advance)
+
+
+def xi_sum_not_mean(sampler: Sampler) -> Sampler:
+    """SGNHT with ``ξ += (pᵀp − 1)h``: the ``1/n`` (dimension) in eq. (6) is missing."""
+    import numpy as np
+
+    def advance(inner, state, grad, noise):
+        new = inner.advance(state, grad, noise)
+        return new._replace(xi=state.xi + (np.sum(new.p * new.p, axis=1) - 1.0) * inner.h)
+
+    return _integ(sampler, advance)
+
+
+def sgnht2_eta_for_h(sampler: Sampler) -> Sampler:
+    """SGNHT-2 (§5.2) with ``α += uᵀu/n − h`` in place of ``− η`` (``η = h²``)."""
+    import numpy as np
+
+    def advance(inner, state, grad, noise):
+        new = inner.advance(state, grad, noise)
+        return new._replace(xi=state.xi + np.mean(new.p * new.p, axis=1) - inner.h)
+
+    return _integ(sampler, advance)
+
+
+def _negated_energy(est: Any) -> Any:
+    import copy
+
+    sub = type(
+        "InvertedEWSG", (type(est),), {"_energy": lambda self, *a: -type(est)._energy(self, *a)}
+    )
+    new = copy.copy(est)
+    object.__setattr__(new, "__class__", sub)
+    return new
+
+
+def ewsg_inverted_acceptance(sampler: Sampler) -> Sampler:
+    """EWSG accepting with ``exp(E_i − E_j)`` in place of ``exp(E_j − E_i)`` (eq. (5))."""
+    return dataclasses.replace(sampler, estimator=_negated_energy(sampler.estimator))
+
+
+def splitting_gradient_at_theta(sampler: Sampler) -> Sampler:
+    """Splitting with the gradient at ``θ_t`` instead of ``θ_t + h/2 p_t``: a half step missing."""
+    w = _Wrap(sampler.integrator, eval_point=lambda inner, state: state.theta)
+    return dataclasses.replace(sampler, integrator=w)
+
+
+def splitting_full_decay(sampler: Sampler) -> Sampler:
+    """Splitting applying ``e^{−Dh}`` at both ends in place of ``e^{−Dh/2}`` (eqs. (13), (15))."""
+
+    def advance(inner, state, grad, noise):
+        h, decay = inner.h, math.exp(-inner.D * inner.h)
+        theta1 = state.theta + 0.5 * h * state.p
+        p = decay * (decay * state.p - h * grad + math.sqrt(2 * inner.D * h) * noise)
+        return state._replace(theta=theta1 + 0.5 * h * p, p=p)
+
+    return _integ(sampler, advance)
+
+
+def svrg_control_unscaled(sampler: Sampler) -> Sampler:
+    """SVRG with the snapshot term not scaled: ``(N/b)∇f_I(θ) − ∇f_I(w) + g``."""
+
+    def estimate(inner, problem, theta, state, rand, context=None):
+        now = problem.component_grads(theta, rand).sum(axis=1)
+        old = problem.component_grads(state.w, rand).sum(axis=1)
+        g = problem.prior_grad(theta) + (problem.N / inner.b) * now - old + state.g
+        return g, None
+
+    return _est(sampler, estimate=estimate)
+
+
+#: name → (algorithm, transformation, description); the registry parameters are the
+#: harness's defaults (:func:`sgmcmc_verify.validate.targets.plan`).
+CATALOGUE: dict[str, tuple[str, Any, str]] = {
+    "sgld/noise-sqrt-h": ("sgld", half_noise, "noise √h for √(2h)"),
+    "lmc/noise-sqrt-h": ("lmc", half_noise, "noise √h for √(2h)"),
+    "sgld/noise-h": ("sgld", noise_scale_h, "noise √2·h for √(2h)"),
+    "sgld/missing-N/n": ("sgld", missing_n_over_n, "minibatch sum without N/n"),
+    "sgld-wor/minibatch-mean": ("sgld-wor", minibatch_mean, "minibatch mean: N missing"),
+    "lmc/gradient-ascent": ("lmc", gradient_ascent, "gradient sign flipped"),
+    "sgld/float32": ("sgld", float32_arithmetic, "float32 arithmetic"),
+    "sghmc-svr/noise-sqrt-Dh": ("sghmc-svr", half_noise, "noise √(Dh) for √(2Dh)"),
+    "sghmc-svr/friction-sign": ("sghmc-svr", friction_wrong_sign, "(1 + Dh) p"),
+    "sghmc-svr/friction-missing-h": ("sghmc-svr", friction_missing_h, "(1 − D) p"),
+    "sghmc-svr/theta-old-p": ("sghmc-svr", sghmc_theta_old_p, "θ moves with old p"),
+    "uld-em/noise-sqrt-h": ("uld-em", half_noise, "σ√(h/2) noise"),
+    "uld-em/theta-new-p": ("uld-em", uld_theta_new_p, "θ moves with new r"),
+    "sghmc-chen/bhat-ignored": ("sghmc-chen", bhat_ignored, "B̂ ignored"),
+    "sghmc-chen/bhat-added": ("sghmc-chen", bhat_added, "A + B̂ for A − B̂"),
+    "svrg-ld/snapshot-never-refreshed": ("svrg-ld", snapshot_never_refreshed, "stale snapshot"),
+    "svrg-hmc/snapshot-never-refreshed": ("svrg-hmc", snapshot_never_refreshed, "stale snapshot"),
+    "ptu-ra/snapshot-never-refreshed": ("ptu-ra", snapshot_never_refreshed, "stale snapshot"),
+    "svrg-ld/control-unscaled": ("svrg-ld", svrg_control_unscaled, "snapshot term unscaled"),
+    "ppu-ca/index-off-by-one": ("ppu-ca", ca_off_by_one, "CA wraps at N − 1"),
+    "tmu-ca/index-off-by-one": ("tmu-ca", ca_off_by_one, "CA wraps at N − 1"),
+    "saga-ld/updated-before-use": ("saga-ld", saga_refresh_before_use, "table before use"),
+    "saga-hmc/updated-before-use": ("saga-hmc", saga_refresh_before_use, "table before use"),
+    "saga-ld/total-stale": ("saga-ld", saga_total_stale, "Σα not updated"),
+    "saga2-hmc/table-frozen": ("saga2-hmc", saga_table_frozen, "table never updated"),
+    "sgnht/xi-old-p": ("sgnht", xi_old_p, "ξ update with the old p"),
+    "sgnht/xi-sum-not-mean": ("sgnht", xi_sum_not_mean, "pᵀp for pᵀp/n"),
+    "sgnht/noise-sqrt-Ah": ("sgnht", half_noise, "noise √(Ah) for √(2Ah)"),
+    "sgnht-2/eta-for-h": ("sgnht-2", sgnht2_eta_for_h, "α update subtracts h for η"),
+    "ewsg/inverted-acceptance": ("ewsg", ewsg_inverted_acceptance, "exp(E_i − E_j)"),
+    "ewsg-lmc/inverted-acceptance": ("ewsg-lmc", ewsg_inverted_acceptance, "exp(E_i − E_j)"),
+    "svrg2-hmc/missing-half-step": ("svrg2-hmc", splitting_gradient_at_theta, "∇ at θ_t"),
+    "svrg2-hmc/missing-decay": ("svrg2-hmc", splitting_missing_decay, "eq. (15) dropped"),
+    "saga2-hmc/full-decay": ("saga2-hmc", splitting_full_decay, "e^{−Dh} twice"),
+}

@@ -1,0 +1,205 @@
+"""Tests of sgmcmc_verify.validate: sampler, step and file modes, bad input, plugin."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from sgmcmc_verify import bugs, registry
+from sgmcmc_verify.validate import (
+    SampleFileError,
+    cli_validate_samples,
+    compare_steps,
+    load_samples,
+    reference_sample_function,
+    targets,
+    validate,
+    validate_samples,
+)
+from sgmcmc_verify.validate.power import _maker, kill_rate, sampler_step_function
+
+pytest_plugins = ["pytester"]
+SQRT2 = math.sqrt(2)
+
+
+def _sgld_numpy(problem, h, n_steps, n_chains, seed, *, noise_scale=SQRT2):
+    """An independent SGLD (batch of one, with replacement) written against the protocol."""
+    rng = np.random.default_rng(seed)
+    theta = np.zeros((n_chains, problem.d))
+    out = np.empty((n_chains, n_steps, problem.d))
+    for t in range(n_steps):
+        idx = rng.integers(0, problem.N, (n_chains, 1))
+        g = problem.prior_grad(theta) + problem.N * problem.component_grads(theta, idx)[:, 0]
+        theta = theta - h * g + noise_scale * math.sqrt(h) * rng.standard_normal(theta.shape)
+        out[:, t] = theta
+    return out
+
+
+def test_independent_sgld_passes():
+    rep = validate(_sgld_numpy, "sgld")
+    assert rep.verdict == "pass", rep.summary()
+    assert any(c.name.startswith("exact law") for c in rep.checks)
+
+
+def test_half_noise_is_diagnosed():
+    def bad(problem, h, n, c, s):
+        return _sgld_numpy(problem, h, n, c, s, noise_scale=1.0)
+
+    rep = validate(bad, "sgld")
+    assert rep.verdict == "fail"
+    diag = next(c for c in rep.checks if c.name == "diagnosis")
+    assert "√h where √(2h) is required" in diag.message
+    assert "at every h" in diag.message
+
+
+@pytest.mark.parametrize(
+    "impl, fragment",
+    [
+        (lambda p, h, n, c, s: (_ for _ in ()).throw(RuntimeError("boom")), "raised RuntimeError"),
+        (lambda p, h, n, c, s: np.full((c, n, p.d), np.nan), "NaN or inf"),
+        (lambda p, h, n, c, s: np.zeros((n, c, p.d)), "ArviZ layout"),
+        (lambda p, h, n, c, s: np.zeros((c, n, p.d), np.float32), "float32"),
+        (lambda p, h, n, c, s: np.zeros((c, 3, p.d)), "at least"),
+        (lambda p, h, n, c, s: time.sleep(5), "timeout"),
+    ],
+    ids=["raises", "nan", "shape", "dtype", "too-few", "hangs"],
+)
+def test_bad_implementations_get_error_verdicts(impl, fragment):
+    rep = validate(impl, "lmc", timeout=0.5, hs=(0.2,))
+    assert rep.verdict == "error"
+    errs = [c for c in rep.checks if c.verdict == "error"]
+    assert errs and fragment in errs[0].message
+
+
+def test_partial_results_are_kept():
+    calls = []
+
+    def flaky(problem, h, n, c, s):
+        calls.append(h)
+        if len(calls) > 1:
+            raise ValueError("second call fails")
+        return _sgld_numpy(problem, h, n, c, s)
+
+    rep = validate(flaky, "sgld", hs=(0.2, 0.1))
+    assert [c.verdict for c in rep.checks][:2] == ["pass", "error"]
+
+
+def _numpy_sghmc_step(state, *, problem, h, noise, indices, randomness=None, D=1.0):
+    g = problem.prior_grad(state["theta"]) + problem.N / indices.shape[1] * (
+        problem.component_grads(state["theta"], indices).sum(axis=1)
+    )
+    p = state["p"] - D * h * state["p"] - h * g + np.sqrt(2 * D * h) * noise
+    return {"theta": state["theta"] + h * p, "p": p}
+
+
+def test_step_mode_passes_an_equivalent_formula_and_locates_a_bug():
+    prob = targets.problem_p4()
+    ok = compare_steps(_numpy_sghmc_step, "sghmc-svr", prob, h=0.1, params={"b": 1})
+    assert ok.verdict == "pass", ok.message
+
+    def bad(state, **kw):
+        out = _numpy_sghmc_step(state, **kw)  # then rounded through float32
+        out["theta"] = out["theta"].astype(np.float32).astype(np.float64)
+        return out
+
+    res = compare_steps(bad, "sghmc-svr", prob, h=0.1, params={"b": 1})
+    assert res.verdict == "fail"
+    assert res.numbers["step"] == 0 and "first disagreement at step 0" in res.message
+
+
+def test_step_mode_through_validate():
+    alg = "svrg-ld"
+    pl = targets.plan(alg)
+    step = sampler_step_function(_maker(alg, lambda s: s, pl.params), 0)
+    assert validate(step, alg, mode="step").verdict == "pass"
+
+
+@pytest.mark.parametrize("ext", ["npy", "npz", "csv"])
+def test_sample_files_round_trip(tmp_path, ext):
+    pl = targets.plan("lmc")
+    law = targets.exact_law("lmc", pl.exact_problem, 0.2, pl.params)
+    n = law.burn_in + 64
+    draws = reference_sample_function("lmc")(pl.exact_problem, 0.2, n, 300, 3)["theta"]
+    path = tmp_path / f"s.{ext}"
+    if ext == "npy":
+        np.save(path, draws)
+    elif ext == "npz":
+        np.savez(path, theta=draws)
+    else:
+        c, d_, _ = np.meshgrid(np.arange(300), np.arange(n), [0], indexing="ij")
+        rows = np.column_stack([c.ravel(), d_.ravel(), draws.ravel()])
+        np.savetxt(path, rows, delimiter=",", header="chain,draw,theta[0]", comments="")
+    assert load_samples(path)["theta"].shape == (300, n, 1)
+    rep = validate_samples(path, "lmc", h=0.2)
+    assert rep.verdict == "pass", rep.summary()
+    code, text = cli_validate_samples({0.2: str(path)}, "lmc")
+    assert code == 0 and "pass" in text
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [(b"", "empty"), (b"chain,draw\n", "header"), (b"chain,draw,x\n0,0,abc\n", "malformed")],
+)
+def test_malformed_files_give_one_line_and_exit_2(tmp_path, content, fragment):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    with pytest.raises(SampleFileError, match=fragment):
+        load_samples(path)
+    code, text = cli_validate_samples({0.2: str(path)}, "lmc")
+    assert code == 2 and "\n" not in text and text.startswith("error:")
+
+
+def test_pickled_and_mis_shaped_files_are_refused(tmp_path):
+    obj = tmp_path / "obj.npy"
+    np.save(obj, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(SampleFileError, match="cannot read"):
+        load_samples(obj)
+    flat = tmp_path / "flat.npy"
+    np.save(flat, np.zeros((10, 3)))
+    with pytest.raises(SampleFileError, match="ArviZ layout"):
+        load_samples(flat)
+    assert cli_validate_samples({0.2: str(tmp_path / "missing.npy")}, "lmc")[0] == 2
+
+
+def test_catalogue_is_large_and_spans_the_families():
+    assert len(bugs.CATALOGUE) >= 25
+    fams = {registry.get(alg).family for alg, _, _ in bugs.CATALOGUE.values()}
+    assert fams == {"overdamped", "underdamped", "thermostat"}
+
+
+def test_kill_rate_on_a_few_bugs():
+    res = kill_rate(["sgld/noise-sqrt-h", "sgld/float32", "ppu-ca/index-off-by-one"])
+    rows = {r["bug"]: r for r in res["rows"]}
+    assert rows["sgld/noise-sqrt-h"]["killed_sampler"]
+    assert rows["ppu-ca/index-off-by-one"]["killed_sampler"]
+    assert rows["sgld/float32"]["killed_step"]  # float32 is invisible statistically
+
+
+def test_pytest_plugin_fixture(pytester):
+    pytester.makepyfile(
+        """
+        from sgmcmc_verify.validate import reference_sample_function
+
+        def test_reference(sgmcmc_assert_valid):
+            sgmcmc_assert_valid(reference_sample_function("lmc"), "lmc", hs=(0.2,))
+
+        def test_broken(sgmcmc_assert_valid):
+            sgmcmc_assert_valid(lambda p, h, n, c, s: None, "lmc", hs=(0.2,))
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*lmc implementation rejected (error)*"])
+
+
+@pytest.mark.slow
+def test_power_and_size():
+    from sgmcmc_verify.validate.power import measure_power
+
+    res = measure_power(seeds=100)
+    assert res["kill"]["kill_rate_sampler"] >= 0.95, res["kill"]["survivors_sampler"]
+    assert res["kill"]["kill_rate_step"] == 1.0
+    assert res["false_alarm"]["within_alpha"], res["false_alarm"]
