@@ -14,5 +14,18 @@ return honest verdicts.
 from . import problems, registry
 from .driver import RunResult, run, run_sampler
 
-__all__ = ["RunResult", "__version__", "problems", "registry", "run", "run_sampler"]
+# ``sgmcmc_verify.validate(...)`` is the harness's entry point (the function); the
+# subpackage stays importable as ``from sgmcmc_verify.validation import ...``.
+from .validation import ValidationReport, validate
+
+__all__ = [
+    "RunResult",
+    "ValidationReport",
+    "__version__",
+    "problems",
+    "registry",
+    "run",
+    "run_sampler",
+    "validate",
+]
 __version__ = "0.1.0"

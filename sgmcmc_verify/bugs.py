@@ -370,7 +370,7 @@ def svrg_control_unscaled(sampler: Sampler) -> Sampler:
 
 
 #: name → (algorithm, transformation, description); the registry parameters are the
-#: harness's defaults (:func:`sgmcmc_verify.validate.targets.plan`).
+#: harness's defaults (:func:`sgmcmc_verify.validation.targets.plan`).
 CATALOGUE: dict[str, tuple[str, Any, str]] = {
     "sgld/noise-sqrt-h": ("sgld", half_noise, "noise √h for √(2h)"),
     "lmc/noise-sqrt-h": ("lmc", half_noise, "noise √h for √(2h)"),

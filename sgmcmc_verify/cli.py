@@ -69,7 +69,64 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="run claims in N processes (the report is the same for every N)",
     )
+    v = sub.add_parser(
+        "validate",
+        help="validate your sampler (MODULE:FUNCTION) against the reference of an algorithm",
+        description="FUNCTION is a SampleFunction sample(problem, h, n_steps, n_chains, seed) "
+        "-> (chains, draws, d), or with --mode step a StepFunction (see the README).",
+    )
+    v.add_argument("target", metavar="MODULE:FUNCTION")
+    v.add_argument("--algorithm", required=True, help="registry name, e.g. sgld")
+    v.add_argument("--mode", choices=("sampler", "step"), default="sampler")
+    v.add_argument("--profile", choices=claims.PROFILES, default="quick")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--json", action="store_true", help="print the report as JSON")
+    vs = sub.add_parser(
+        "validate-samples",
+        help="validate draws from files (.npy, .npz, .csv; layout chains × draws × dims)",
+    )
+    vs.add_argument("files", nargs="+", metavar="FILE")
+    vs.add_argument("--algorithm", required=True, help="registry name, e.g. sgld")
+    vs.add_argument(
+        "--h", type=float, nargs="+", required=True, help="step size of each FILE, in order"
+    )
+    vs.add_argument("--json", action="store_true", help="print the report as JSON")
     return p
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """``sgmcmc-verify validate MODULE:FUNCTION``: 0 pass, 1 fail or error, 2 bad input."""
+    import importlib
+
+    from . import validation
+
+    module, _, name = args.target.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), name)
+        registry.get(args.algorithm)
+    except (ImportError, AttributeError, ValueError) as err:
+        print(f"sgmcmc-verify: error: cannot use {args.target!r}: {err}", file=sys.stderr)
+        return 2
+    rep = validation.validate(
+        fn, args.algorithm, mode=args.mode, profile=args.profile, seed=args.seed
+    )
+    print(rep.to_json() if args.json else rep.to_markdown())
+    return 0 if rep.passed else 1
+
+
+def _validate_samples(args: argparse.Namespace) -> int:
+    from .validation import cli_validate_samples
+
+    if len(args.h) != len(args.files):
+        print("sgmcmc-verify: error: give one --h per FILE", file=sys.stderr)
+        return 2
+    code, text = cli_validate_samples(
+        dict(zip(args.h, args.files, strict=True)),
+        args.algorithm,
+        fmt="json" if args.json else "md",
+    )
+    print(text, file=sys.stderr if code == 2 else sys.stdout)
+    return code
 
 
 def _list() -> int:
@@ -222,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
             for r in results:
                 print(f"{r.claim_id}: {r.verdict} — {r.reading}")
         return 1 if any(r.verdict in ("refuted", "error") for r in results) else 0
+    if args.command == "validate":
+        return _validate(args)
+    if args.command == "validate-samples":
+        return _validate_samples(args)
     return _report(args)
 
 

@@ -7,8 +7,8 @@ In a library's test suite::
         assert report.passed, report.summary()
 
 ``sgmcmc_validate(impl, algorithm, **kwargs)`` calls
-:func:`sgmcmc_verify.validate.validate` (same keyword arguments) and returns its
-:class:`~sgmcmc_verify.validate.ValidationReport`.  ``sgmcmc_assert_valid`` does the
+:func:`sgmcmc_verify.validation.validate` (same keyword arguments) and returns its
+:class:`~sgmcmc_verify.validation.ValidationReport`.  ``sgmcmc_assert_valid`` does the
 same and fails the test with the report's one-line-per-check summary.  The heavy imports
 (numpy, scipy, sympy) happen only when a fixture is used.
 """
@@ -25,7 +25,7 @@ def sgmcmc_validate():
     """``validate(impl, algorithm, **kwargs) -> ValidationReport`` (deferred import)."""
 
     def run(impl: Any, algorithm: str, **kwargs: Any):
-        from sgmcmc_verify.validate import validate
+        from sgmcmc_verify.validation import validate
 
         return validate(impl, algorithm, **kwargs)
 

@@ -1,4 +1,4 @@
-"""Tests of sgmcmc_verify.validate: sampler, step and file modes, bad input, plugin."""
+"""Tests of sgmcmc_verify.validation: sampler, step and file modes, bad input, plugin."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sgmcmc_verify import bugs, registry
-from sgmcmc_verify.validate import (
+from sgmcmc_verify.validation import (
     SampleFileError,
     cli_validate_samples,
     compare_steps,
@@ -19,7 +19,7 @@ from sgmcmc_verify.validate import (
     validate,
     validate_samples,
 )
-from sgmcmc_verify.validate.power import _maker, kill_rate, sampler_step_function
+from sgmcmc_verify.validation.power import _maker, kill_rate, sampler_step_function
 
 pytest_plugins = ["pytester"]
 SQRT2 = math.sqrt(2)
@@ -181,7 +181,7 @@ def test_kill_rate_on_a_few_bugs():
 def test_pytest_plugin_fixture(pytester):
     pytester.makepyfile(
         """
-        from sgmcmc_verify.validate import reference_sample_function
+        from sgmcmc_verify.validation import reference_sample_function
 
         def test_reference(sgmcmc_assert_valid):
             sgmcmc_assert_valid(reference_sample_function("lmc"), "lmc", hs=(0.2,))
@@ -197,7 +197,7 @@ def test_pytest_plugin_fixture(pytester):
 
 @pytest.mark.slow
 def test_power_and_size():
-    from sgmcmc_verify.validate.power import measure_power
+    from sgmcmc_verify.validation.power import measure_power
 
     res = measure_power(seeds=100)
     assert res["kill"]["kill_rate_sampler"] >= 0.95, res["kill"]["survivors_sampler"]

@@ -5,17 +5,18 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.mark.peers
 def test_blackjax_sgld_against_the_reference():
     pytest.importorskip("blackjax")
-    from sgmcmc_verify.validate import validate
-    from sgmcmc_verify.validate.blackjax_adapter import sample_function
+    from sgmcmc_verify.validation import validate
+    from sgmcmc_verify.validation.blackjax_adapter import sample_function
 
     rep = validate(sample_function("sgld"), "sgld", hs=(0.2,), profile="quick")
     assert rep.verdict in ("pass", "fail"), rep.summary()  # an error would be an adapter bug
 
 
 def test_adapter_reports_absence():
-    from sgmcmc_verify.validate import blackjax_adapter
+    from sgmcmc_verify.validation import blackjax_adapter
 
     if blackjax_adapter.AVAILABLE:
         pytest.skip("blackjax installed")

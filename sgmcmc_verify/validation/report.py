@@ -1,4 +1,4 @@
-"""The result objects of :func:`sgmcmc_verify.validate.validate`: one verdict per check."""
+"""The result objects of :func:`sgmcmc_verify.validation.validate`: one verdict per check."""
 
 from __future__ import annotations
 

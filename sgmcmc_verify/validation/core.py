@@ -244,7 +244,7 @@ def validate(
         Registry name whose discrete chain the implementation claims to be.
     params : mapping, optional
         Registry parameters; default the harness's (a batch of one; see
-        :func:`sgmcmc_verify.validate.targets.plan`); the implementation must use the same.
+        :func:`sgmcmc_verify.validation.targets.plan`); the implementation must use the same.
     profile : {"quick", "full"}
     alpha : float
         Total false-alarm probability of the validation (Bonferroni over its tests).
@@ -732,7 +732,7 @@ def validate_samples(
 
     ``paths`` maps ``h`` to a file (or is one file, with ``h`` given).  Each file must
     hold every step of ``chains`` chains run on the harness's validation problem
-    (:func:`sgmcmc_verify.validate.targets.plan`; write it with
+    (:func:`sgmcmc_verify.validation.targets.plan`; write it with
     ``sgmcmc_verify.problems``) from ``θ_0 = 0``, at least as many steps as the exact
     law's burn-in plus the window; the last ``window`` draws are tested.
 

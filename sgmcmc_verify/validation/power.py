@@ -26,7 +26,7 @@ __all__ = ["false_alarm_rate", "kill_rate", "measure_power", "sampler_step_funct
 
 
 def sampler_step_function(make: Callable[[Any, float], Any], seed: int) -> Callable[..., dict]:
-    """A :class:`~sgmcmc_verify.validate.StepFunction` from ``make(problem, h) -> Sampler``.
+    """A :class:`~sgmcmc_verify.validation.StepFunction` from ``make(problem, h) -> Sampler``.
 
     The sampler keeps its own full state in the private key ``"_state"`` and draws its
     estimator randomness from a generator seeded like the harness's (so, unless the bug

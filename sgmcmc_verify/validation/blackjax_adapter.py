@@ -39,7 +39,7 @@ ALGORITHM = {"sgld": "sgld", "sghmc": "sghmc-chen", "sgnht": "sgnht"}
 
 
 def sample_function(kernel: str, *, batch_size: int = 1) -> Callable[..., dict[str, np.ndarray]]:
-    """A :class:`~sgmcmc_verify.validate.SampleFunction` running blackjax's ``kernel``.
+    """A :class:`~sgmcmc_verify.validation.SampleFunction` running blackjax's ``kernel``.
 
     Raises ``ImportError`` when blackjax is not installed.
     """

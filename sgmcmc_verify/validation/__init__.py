@@ -8,7 +8,7 @@ Entry points:
 * :func:`validate_samples`, :func:`load_samples` — draws from files (``.npy``, ``.npz``,
   ``.csv``; never unpickled); :class:`SampleFileError` is the one-line error the CLI
   turns into exit code 2 (:func:`cli_validate_samples`);
-* :func:`sgmcmc_verify.validate.power.measure_power` — kill rate on the planted-bug
+* :func:`sgmcmc_verify.validation.power.measure_power` — kill rate on the planted-bug
   catalogue and false-alarm rate on the references.
 """
 
