@@ -27,6 +27,7 @@ from . import (
     rates,
     sgnht,
     sgnht_mt,
+    sgnht_thermostat,
     svrhmc,
 )
 from .catalogue import CATALOGUE, INFO, ClaimInfo
@@ -84,6 +85,9 @@ CHECKS: dict[str, CheckFn] = {
     "AGLD-EXP-TMU": experiments.check_agld_exp_tmu,
     "SVRHMC-EXP": experiments.check_svrhmc_exp,
     "SVRHMC-EXP-SUB": experiments.check_svrhmc_exp_sub,
+    "SGNHT-THERMAL": sgnht_thermostat.check_thermal,
+    "SGNHT-XI": sgnht_thermostat.check_xi,
+    "SGNHT-DW": sgnht_thermostat.check_dw,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -131,6 +135,10 @@ EXPECTATIONS: dict[str, str] = {
     "AGLD-EXP-TMU": "§6.2 (synthetic ridge regression): TMU beats PTU and PPU per access",
     "SVRHMC-EXP": "UCI data sets: not available offline",
     "SVRHMC-EXP-SUB": "SVRG-HMC, SVRG2nd-HMC vs SVRG-LD per data pass (shipped/synthetic data)",
+    "SGNHT-THERMAL": "E[pᵀp]/n = 1 at stationarity, across h (extrapolated and per h)",
+    "SGNHT-XI": "E[ξ] → A + B, Var ξ → 1/μ, normal law; the O(h) correction; E[Ξ] → A·I + B",
+    "SGNHT-DW": "§3 regimes: ξ = 1 correct, ξ = 10 sticks, ξ = 0.1 overheats, SGNHT "
+    "correct with K = 0.5",
 }
 
 
