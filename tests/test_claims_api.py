@@ -59,6 +59,8 @@ def test_verdicts_combine_worst_first():
     assert combine_verdicts(["confirmed", "qualified"]) == "qualified"
     assert combine_verdicts(["qualified", "refuted", "confirmed"]) == "refuted"
     assert combine_verdicts(["confirmed"]) == "confirmed"
+    assert combine_verdicts(["confirmed", "not-checkable"]) == "qualified"
+    assert combine_verdicts(["not-checkable", "not-checkable"]) == "not-checkable"
     with pytest.raises(ValueError, match="verdict must be one of"):
         Part("x", "fine", "", {})
     with pytest.raises(ValueError, match="verdict must be one of"):

@@ -167,7 +167,7 @@ def run_check(claim_id: str, fn: CheckFn, *, profile: str, seed: int, **impl: An
             traceback=traceback.format_exc(),
         )
     verdict = combine_verdicts([p.verdict for p in parts])
-    negative = [p for p in parts if p.verdict in ("refuted", "qualified")]
+    negative = [p for p in parts if p.verdict in ("refuted", "qualified", "not-checkable")]
     reading = "; ".join(f"{p.name}: {p.reading}" for p in negative if p.reading) or "all parts hold"
     counter = next((p.counterexample for p in parts if p.verdict == "refuted"), None)
     return ClaimResult(

@@ -46,14 +46,21 @@ class Part:
 
 
 def combine_verdicts(verdicts: list[str]) -> str:
-    """The claim's verdict from its parts: the worst one wins.
+    """The claim's verdict from its parts.
 
-    Order: error > refuted > qualified > not-checkable > confirmed.  A claim with
-    one refuted part is refuted as written, whatever the others say.
+    ``error`` and ``refuted`` win (one refuted part refutes the claim as written).
+    A claim whose parts could *all* not be checked is ``not-checkable``; one where
+    some parts were checked and others could not be, or where a part holds only
+    in a narrower reading, is ``qualified`` — confirmed only as far as it was
+    checked.  Otherwise ``confirmed``.
     """
-    for v in ("error", "refuted", "qualified", "not-checkable"):
+    for v in ("error", "refuted"):
         if v in verdicts:
             return v
+    if verdicts and all(v == "not-checkable" for v in verdicts):
+        return "not-checkable"
+    if "qualified" in verdicts or "not-checkable" in verdicts:
+        return "qualified"
     return "confirmed"
 
 
