@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import json
 import signal
 import sys
@@ -68,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="run claims in N processes (the report is the same for every N)",
+    )
+    r.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run claims on a Dask cluster: a scheduler address (tcp://HOST:8786) or 'local' "
+        "for a 2-worker local cluster; needs the 'dask' extra (not with --jobs > 1)",
     )
     v = sub.add_parser(
         "validate",
@@ -190,7 +197,17 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 def _report_results(
     ids: list[str], args: argparse.Namespace, on_result: Callable[[claims.ClaimResult], None]
 ) -> None:
-    """Run ``ids`` (in a pool for ``--jobs`` > 1), calling ``on_result`` as each finishes."""
+    """Run ``ids`` (in a pool for ``--jobs`` > 1, on Dask for ``--scheduler``), calling
+    ``on_result`` as each finishes."""
+    if args.scheduler is not None:
+        from .report.dask_runner import run_on_dask
+
+        task = functools.partial(_check_in_worker, profile=args.profile, seed=args.seed)
+        run_on_dask(
+            args.scheduler, ids, task, on_result,
+            lambda cid, exc: _failed(cid, exc, args.profile, args.seed),
+        )  # fmt: skip
+        return
     if args.jobs == 1:
         for cid in ids:
             on_result(claims.check(cid, profile=args.profile, seed=args.seed))
@@ -211,6 +228,18 @@ def _report_results(
 
 
 def _report(args: argparse.Namespace) -> int:
+    if args.scheduler is not None:
+        from .report.dask_runner import DaskUnavailableError, require
+
+        if args.jobs > 1:
+            print("sgmcmc-verify: error: --scheduler and --jobs > 1 exclude each other",
+                  file=sys.stderr)  # fmt: skip
+            return 2
+        try:
+            require()
+        except DaskUnavailableError as err:
+            print(f"sgmcmc-verify: error: {err}", file=sys.stderr)
+            return 2
     ids = [c for c in claims.ids() if fnmatch.fnmatch(c, args.claims)]
     if not ids:
         print(

@@ -1,0 +1,56 @@
+"""``report --scheduler``: the claims run on a Dask cluster give the same report as ``--jobs 1``."""
+
+import json
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from test_report import CHEAP, _cli, _load, _stable, validate_report
+
+from sgmcmc_verify import cli
+from sgmcmc_verify.report.dask_runner import run_on_dask
+
+
+def test_report_on_a_local_cluster_matches_jobs_1(tmp_path):
+    # the CLI runs in a subprocess, so distributed's shutdown warnings cannot reach pytest
+    dirs = {}
+    for name, extra in (("jobs1", ("--jobs", "1")), ("dask", ("--scheduler", "local"))):
+        d = tmp_path / name
+        r = _cli("report", "--claims", CHEAP, "--out", str(d), "--seed", "3", *extra)
+        assert r.returncode == 0, r.stderr
+        assert "elapsed" in r.stderr
+        dirs[name] = d
+    a, b = _load(dirs["jobs1"]), _load(dirs["dask"])
+    validate_report(b)
+    assert b["status"] == "complete"
+    assert [c["claim_id"] for c in b["claims"]] == ["AGLD-R1", "AGLD-R2", "AGLD-UNB", "AGLD-MEM"]
+    assert _stable(a) == _stable(b)
+    assert json.dumps(_stable(a), indent=2) == json.dumps(_stable(b), indent=2)
+
+
+# This one starts a LocalCluster in the pytest process; with distributed 2026.8 it shuts
+# down without warnings, so filterwarnings = error needs no exception here.
+def test_a_failed_task_is_reported_through_on_failure():
+    # int("AGLD-R1") raises ValueError on the worker: a picklable builtin that fails
+    seen = []
+    run_on_dask("local", ["AGLD-R1"], int, seen.append, lambda cid, exc: (cid, type(exc).__name__))
+    assert seen == [("AGLD-R1", "ValueError")]
+
+
+def test_scheduler_excludes_jobs(capsys):
+    code = cli.main(["report", "--scheduler", "local", "--jobs", "2", "--claims", CHEAP])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--scheduler and --jobs > 1" in err
+
+
+def test_missing_distributed_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    code = cli.main(["report", "--scheduler", "local", "--out", str(tmp_path / "r")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'sgmcmc-verify[dask]'" in err
+    assert not (tmp_path / "r").exists()
