@@ -753,6 +753,7 @@ def check_xi(
     budget = _Budget(5 * len(setups) + 10)
     parts: list[Part] = []
     chosen = _selected(select, keys)
+    figures: dict[str, dict[str, Any]] = {}
     for key in [k for k in chosen if k in setups]:
         si = keys.index(key)
         label, build, A, B = setups[key]
@@ -781,6 +782,7 @@ def check_xi(
             )
             res.append(out)
         parts.extend(_xi_parts(label, res, hs, D, n, budget))
+        figures[f"xi_{key}"] = _xi_figure(label, res, hs, D, n)
     if "matrix" in chosen:
         parts.extend(_matrix_parts(make, szm, hm, seed, budget))
     return parts, {
@@ -792,6 +794,35 @@ def check_xi(
         "h": list(sz.hs),
         "t_burn": sz.t_burn,
         "t_meas": sz.t_meas,
+        "figure_data": figures,
+    }
+
+
+def _xi_figure(
+    label: str, res: list[dict[str, np.ndarray]], hs: np.ndarray, D: float, n: int
+) -> dict[str, Any]:
+    """Figure data: the last ξ at the smallest h (histogram) and E[ξ] − (A + B) against h."""
+    i0 = int(np.argmin(hs))
+    last = np.asarray(res[i0]["last"], dtype=float)
+    sd = math.sqrt(1.0 / n)
+    lo = min(float(last.min()), D - 4 * sd)
+    hi = max(float(last.max()), D + 4 * sd)
+    counts, edges = np.histogram(last, bins=40, range=(lo, hi))
+    ms = [_mean_se(r["m1"]) for r in res]
+    return {
+        "kind": "xi_law",
+        "title": f"SGNHT-XI: ξ against N(A + B, 1/μ) ({label})",
+        "setting": label,
+        "D": float(D),
+        "mu": float(n),
+        "h_hist": float(hs[i0]),
+        "bin_edges": [float(e) for e in edges],
+        "counts": [int(c) for c in counts],
+        "chains": int(last.shape[0]),
+        "h": [float(h) for h in hs],
+        "mean_minus_D": [float(m - D) for m, _ in ms],
+        "se": [float(s) for _, s in ms],
+        "b_star": float(derived_xi_slope(D, n)),
     }
 
 
@@ -1172,6 +1203,8 @@ def check_dw(
                 "K": ke.mean(axis=1),
                 "K_drift": ke[:, half:].mean(axis=1) - ke[:, :half].mean(axis=1),
                 "switches": _switches(th, _LEFT_CORE, _RIGHT_CORE),
+                "hist": _hist_rows(th, _DW_EDGES),
+                "n_draws": np.full(th.shape[0], th.shape[1]),
             }
             if sgnht:
                 out["xi"] = res.draws["xi"][:, n_burn:].mean(axis=1)
@@ -1223,6 +1256,7 @@ def check_dw(
             )
         )
         parts.append(_dw_xi_part(stats["sgnht"], budget, B, h))
+    figures = {"dw_densities": _dw_figure(problem, stats)} if stats else {}
     return parts, {
         "alpha": ALPHA,
         "alpha_per_test": budget.each,
@@ -1238,6 +1272,48 @@ def check_dw(
         "paper_horizon_time": T_PAPER,
         "cores": (_LEFT_CORE, _RIGHT_CORE),
         "tolerances": {"TV": TOL_TV, "K": TOL_K},
+        "figure_data": figures,
+    }
+
+
+#: Histogram bins of θ for the SGNHT-DW figure (the ξ = 0.1 regime spills past them).
+_DW_EDGES = np.linspace(-6.0, 5.0, 89)
+
+
+def _hist_rows(th: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Per-row counts of ``th`` in ``edges``' bins (values outside are dropped)."""
+    nb = len(edges) - 1
+    idx = np.searchsorted(edges, th, side="right") - 1
+    ok = (idx >= 0) & (idx < nb) & (th <= edges[-1])
+    rows = np.broadcast_to(np.arange(th.shape[0])[:, None], th.shape)
+    flat = np.bincount(rows[ok] * nb + idx[ok], minlength=th.shape[0] * nb)
+    return flat.reshape(th.shape[0], nb)
+
+
+def _dw_figure(problem: DoubleWell, stats: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
+    """Figure data: θ histograms per regime against ρ, and E[K] per regime."""
+    grid = np.linspace(_DW_EDGES[0], _DW_EDGES[-1], 441)
+    names = {"1": "ξ = 1", "10": "ξ = 10", "0.1": "ξ = 0.1", "sgnht": "SGNHT"}
+    regimes = []
+    for key, st in stats.items():
+        k, kse = _mean_se(st["K"])
+        regimes.append(
+            {
+                "regime": names[key],
+                "counts": [int(c) for c in st["hist"].sum(axis=0)],
+                "total_draws": int(st["n_draws"].sum()),
+                "kinetic_energy": k,
+                "kinetic_energy_se": kse,
+            }
+        )
+    return {
+        "kind": "dw_densities",
+        "title": "SGNHT-DW: sampled θ densities against ρ ∝ exp(−U), and E[K] per regime",
+        "bin_edges": [float(e) for e in _DW_EDGES],
+        "grid": [float(g) for g in grid],
+        "density": [float(v) for v in problem.density(grid)],
+        "kinetic_energy_target": 0.5,
+        "regimes": regimes,
     }
 
 

@@ -118,10 +118,75 @@ def _staleness_pmf(fig: Any, data: dict[str, Any]) -> None:
     ax.legend(loc="upper right")
 
 
+def _xi_law(fig: Any, data: dict[str, Any]) -> None:
+    """Histogram of ξ at the smallest h against N(A + B, 1/μ); E[ξ] − (A + B) against h."""
+    ax1, ax2 = fig.subplots(1, 2)
+    edges = np.asarray(data["bin_edges"], dtype=float)
+    counts = np.asarray(data["counts"], dtype=float)
+    width = np.diff(edges)
+    dens = counts / max(counts.sum(), 1.0) / width
+    ax1.bar(edges[:-1], dens, width=width, align="edge", color="tab:blue", alpha=0.6,
+            label=f"last ξ, h = {data['h_hist']:g}")  # fmt: skip
+    D, mu = float(data["D"]), float(data["mu"])
+    x = np.linspace(edges[0], edges[-1], 301)
+    ax1.plot(x, np.sqrt(mu / (2 * np.pi)) * np.exp(-0.5 * mu * (x - D) ** 2), "k-",
+             linewidth=1, label=f"N({D:g}, 1/{mu:g})")  # fmt: skip
+    ax1.set_xlabel("ξ")
+    ax1.set_ylabel("density")
+    ax1.set_title(f"{data['chains']} chains")
+    ax1.legend(loc="upper right")
+    h = np.asarray(data["h"], dtype=float)
+    m = np.asarray(data["mean_minus_D"], dtype=float)
+    se = np.asarray(data["se"], dtype=float)
+    ax2.errorbar(h, m, yerr=2 * se, fmt="o", markersize=3, capsize=2, label="E[ξ] − (A + B) ± 2 SE")
+    hs = np.linspace(0.0, h.max(), 50)
+    ax2.plot(
+        hs,
+        data["b_star"] * hs,
+        "k--",
+        linewidth=1,
+        label=f"derived b* h, b* = {data['b_star']:.3g}",
+    )
+    ax2.axhline(0.0, color="0.5", linewidth=0.8)
+    ax2.set_xlabel("h")
+    ax2.set_ylabel("E[ξ] − (A + B)")
+    ax2.legend(loc="best")
+    fig.suptitle(data["setting"])
+
+
+def _dw_densities(fig: Any, data: dict[str, Any]) -> None:
+    """Sampled θ densities per regime against ρ, and mean kinetic energy per regime."""
+    ax1, ax2 = fig.subplots(1, 2, width_ratios=[2, 1])
+    edges = np.asarray(data["bin_edges"], dtype=float)
+    mids = 0.5 * (edges[1:] + edges[:-1])
+    width = np.diff(edges)
+    cmap = matplotlib.colormaps["tab10"]
+    ax1.plot(data["grid"], data["density"], "k-", linewidth=1.5, label="ρ ∝ exp(−U) (exact)")
+    names, ks, kse = [], [], []
+    for i, r in enumerate(data["regimes"]):
+        dens = np.asarray(r["counts"], dtype=float) / max(r["total_draws"], 1) / width
+        ax1.step(mids, dens, where="mid", color=cmap(i), linewidth=1, label=r["regime"])
+        names.append(r["regime"])
+        ks.append(r["kinetic_energy"])
+        kse.append(r["kinetic_energy_se"])
+    ax1.set_xlabel("θ")
+    ax1.set_ylabel("density")
+    ax1.legend(loc="upper left")
+    pos = np.arange(len(names))
+    ax2.bar(pos, ks, yerr=2 * np.asarray(kse), color=[cmap(i) for i in pos], capsize=2)
+    ax2.axhline(data["kinetic_energy_target"], color="k", linestyle="--", linewidth=1,
+                label="target 0.5")  # fmt: skip
+    ax2.set_xticks(pos, names)
+    ax2.set_ylabel("E[K]")
+    ax2.legend(loc="upper right")
+
+
 #: figure_data ``kind`` → (drawing function, figure size in inches).
 KINDS: dict[str, tuple[Callable[[Any, dict[str, Any]], None], tuple[float, float]]] = {
     "bias_vs_h": (_bias_vs_h, (9.0, 7.0)),
     "staleness_pmf": (_staleness_pmf, (6.0, 3.5)),
+    "xi_law": (_xi_law, (8.0, 3.5)),
+    "dw_densities": (_dw_densities, (9.0, 3.5)),
 }
 
 
