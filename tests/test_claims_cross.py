@@ -57,3 +57,12 @@ def test_order_table():
 def test_order_check_refutes_a_row_below_its_claim():
     row = cross._row("x", "t", "var", 1.0, 2, "exact gradient")
     assert not row["consistent"]
+
+
+def test_inv_judges_the_approach_to_the_target(monkeypatch):
+    """A scheme whose exact stationary bias does not shrink with h is refuted even when its
+    Monte Carlo matches its own exact law (here: the bias reported as constant)."""
+    monkeypatch.setattr(cross, "_stationary_var", lambda name, problem, h, params: 2.0)
+    parts, _ = cross.check_inv(seed=0, names=["lmc"])
+    assert parts[0].verdict == "refuted"
+    assert "does not shrink" in parts[0].reading

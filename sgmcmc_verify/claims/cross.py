@@ -68,6 +68,10 @@ _PARAMS = {
 }
 
 
+def _shrink_grid(h: float) -> tuple[float, float, float]:
+    return (h / 4, h / 16, h / 64)
+
+
 def _exact_transient(name: str, problem, h: float, k: int, params: dict) -> tuple[float, float]:
     chain = moments.affine_chain(name, problem, h=h, **params)
     cm = moments.transient_moments(chain, [k])
@@ -131,8 +135,13 @@ def check_inv(
         th = _mc(make, name, problem, h, k, chains, seed + i, params)
         zt = z_test_mean(th, mean, alpha=alpha)
         vt = variance_test(th, var, alpha=alpha, mean=mean)
-        ok = not (zt.reject or vt.reject)
-        small = [_stationary_var(name, problem, hh, params) - target for hh in (h, h / 4)]
+        law_ok = not (zt.reject or vt.reject)
+        # The second half of the claim, judged on exact numbers in the small-h regime: at
+        # the MC step size the bias can be non-monotone (PPU-RR's first-order term is
+        # negative and cancels the h² terms near h = 0.2), so look at h/4, h/16, h/64.
+        small = [_stationary_var(name, problem, hh, params) - target for hh in _shrink_grid(h)]
+        shrinks = abs(small[2]) < abs(small[1]) < abs(small[0])
+        ok = law_ok and shrinks
         parts.append(
             Part(
                 name,
@@ -146,11 +155,16 @@ def check_inv(
                     ),
                     "p-values (mean, var)": Measurement((zt.p_value, vt.p_value),
                                                         note=f"α = {alpha:.2g} each"),
-                    "stationary Var bias at h, h/4": Measurement(tuple(small), note="exact"),
+                    "stationary Var bias at h/4, h/16, h/64": Measurement(
+                        tuple(small), note="exact"
+                    ),
                 },
-                "" if ok else "the implementation's law differs from its scheme's exact law",
+                "" if ok else (
+                    "the implementation's law differs from its scheme's exact law"
+                    if not law_ok else "the exact stationary bias does not shrink with h"
+                ),
                 None if ok else {"name": name, "h": h, "k": k, "p_mean": zt.p_value,
-                                 "p_var": vt.p_value, "seed": seed + i},
+                                 "p_var": vt.p_value, "bias_h_h4": small, "seed": seed + i},
             )
         )  # fmt: skip
     return parts, {"alpha": ALPHA_INV, "h": h, "chains": chains, "tests": m_tests}
