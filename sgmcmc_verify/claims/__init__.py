@@ -23,6 +23,7 @@ from . import (
     cross,
     ewsg,
     experiments,
+    harness,
     kernels,
     rates,
     sgnht,
@@ -88,6 +89,7 @@ CHECKS: dict[str, CheckFn] = {
     "SGNHT-THERMAL": sgnht_thermostat.check_thermal,
     "SGNHT-XI": sgnht_thermostat.check_xi,
     "SGNHT-DW": sgnht_thermostat.check_dw,
+    "HARNESS-POWER": harness.check_power,
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).
@@ -139,6 +141,8 @@ EXPECTATIONS: dict[str, str] = {
     "SGNHT-XI": "E[ξ] → A + B, Var ξ → 1/μ, normal law; the O(h) correction; E[Ξ] → A·I + B",
     "SGNHT-DW": "§3 regimes: ξ = 1 correct, ξ = 10 sticks, ξ = 0.1 overheats, SGNHT "
     "correct with K = 0.5",
+    "HARNESS-POWER": "kill rate ≥ 95% of the planted bugs per mode; reference reject rate ≤ α "
+    "(binomial test)",
 }
 
 

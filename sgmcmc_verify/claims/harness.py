@@ -1,0 +1,124 @@
+"""HARNESS-POWER: the validation harness's own claim — its measured power and size.
+
+Issue 7 asks the harness (:mod:`sgmcmc_verify.validation`) to kill at least 95 % of
+the planted bugs of :data:`sgmcmc_verify.bugs.CATALOGUE` on the default profile, and
+its false-alarm rate on correct implementations to be within the stated α.  Both are
+measured by :mod:`sgmcmc_verify.validation.power`; this module turns the numbers into
+a claim so they appear in the main report with the same verdict machinery as the
+papers' claims:
+
+* **statistical mode** (the user's sampler draws its own noise; moments against the
+  exact discrete-chain target): kill rate ≥ 0.95, a count, not an estimate — the
+  catalogue is fixed and every validation is seeded;
+* **step mode** (the user's step under the harness's noise): kill rate ≥ 0.95;
+* **size**: the battery run on the reference implementations under many seeds.
+  Each validation has false-alarm rate α = :data:`~sgmcmc_verify.validation.core.ALPHA`
+  by construction; the part is refuted when an exact one-sided binomial test rejects
+  ``rate ≤ α`` at level :data:`ALPHA_SIZE`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scipy.stats import binomtest
+
+from ..validation.core import ALPHA as ALPHA_VALIDATE
+from ..validation.power import false_alarm_rate, kill_rate
+from .result import Measurement, Part
+
+__all__ = ["ALPHA_SIZE", "KILL_TARGET", "check_power"]
+
+#: The kill rate issue 7 requires in each mode.
+KILL_TARGET = 0.95
+#: Level of the one-sided binomial test of "false-alarm rate ≤ α" (the part's own error rate).
+ALPHA_SIZE = 0.05
+#: Seeds per reference algorithm in the size measurement (three algorithms each).
+SEEDS = {"quick": 30, "full": 200}
+
+
+def _kill_part(mode: str, res: dict[str, Any]) -> Part:
+    key = "killed_sampler" if mode == "statistical" else "killed_step"
+    rows = res["rows"]
+    killed = sum(r[key] for r in rows)
+    rate = killed / len(rows)
+    msg = "sampler_message" if mode == "statistical" else "step_message"
+    survivors = [{"bug": r["bug"], "reason": r[msg]} for r in rows if not r[key]]
+    ok = rate >= KILL_TARGET
+    reading = f"{killed} of {len(rows)} planted bugs rejected"
+    if survivors:
+        reading += "; survivors: " + "; ".join(f"{s['bug']} ({s['reason']})" for s in survivors)
+    return Part(
+        f"kill rate, {mode} mode",
+        "confirmed" if ok else "refuted",
+        f"at least {KILL_TARGET:.0%} of the {len(rows)} catalogued bugs get a non-pass verdict",
+        {
+            "kill rate": Measurement(rate, note=f"{killed}/{len(rows)}; exact count, seeded"),
+            "survivors": Measurement(survivors),
+        },
+        reading,
+        None if ok else {"kill_rate": rate, "survivors": survivors},
+    )
+
+
+def _size_part(res: dict[str, Any]) -> Part:
+    k, m, alpha = res["rejections"], res["validations"], res["alpha"]
+    p = float(binomtest(k, m, alpha, alternative="greater").pvalue)
+    ok = p >= ALPHA_SIZE
+    return Part(
+        "false-alarm rate on the references",
+        "confirmed" if ok else "refuted",
+        f"the reject rate of correct implementations is ≤ α = {alpha:g} (one-sided exact "
+        f"binomial test at level {ALPHA_SIZE:g})",
+        {
+            "rejections": Measurement(k, note=f"of {m} validations"),
+            "rate": Measurement(
+                res["rate"],
+                ci=tuple(res["ci"]),
+                note=f"Clopper–Pearson {res['confidence']:.0%} interval",
+            ),
+            "binomial p-value": Measurement(p, note=f"H0: rate ≤ {alpha:g}"),
+            "per algorithm": Measurement(res["per_algorithm"]),
+        },
+        f"{k}/{m} = {res['rate']:.3g} (CI {res['ci'][0]:.3g}–{res['ci'][1]:.3g}); "
+        + ("consistent with α" if ok else "significantly above α: the battery is liberal"),
+        None if ok else {"rejections": k, "validations": m, "p_value": p},
+    )
+
+
+def check_power(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict[str, Any]]:
+    """HARNESS-POWER: kill rate on the planted-bug catalogue and size on the references.
+
+    Parameters
+    ----------
+    profile : {"quick", "full"}
+        Sets the number of seeds of the size measurement (:data:`SEEDS`); the kill rate
+        always uses the harness's default (quick) profile, as issue 7 specifies.
+    seed : int
+        Seed of every validation.
+    """
+    kills = kill_rate(seed=seed)
+    size = false_alarm_rate(seeds=SEEDS[profile], seed=seed, alpha=ALPHA_VALIDATE)
+    parts = [_kill_part("statistical", kills), _kill_part("step", kills), _size_part(size)]
+    figure = {
+        "kind": "power_size",
+        "title": "HARNESS-POWER: planted bugs killed per mode; false-alarm rate against α",
+        "bugs": [r["bug"] for r in kills["rows"]],
+        "killed_sampler": [bool(r["killed_sampler"]) for r in kills["rows"]],
+        "killed_step": [bool(r["killed_step"]) for r in kills["rows"]],
+        "kill_target": KILL_TARGET,
+        "alpha": size["alpha"],
+        "false_alarm_rate": size["rate"],
+        "false_alarm_ci": list(size["ci"]),
+        "validations": size["validations"],
+        "per_algorithm": size["per_algorithm"],
+        "seeds_per_algorithm": SEEDS[profile],
+    }
+    params = {
+        "alpha": ALPHA_SIZE,
+        "validation_alpha": ALPHA_VALIDATE,
+        "seeds_per_algorithm": SEEDS[profile],
+        "bugs": len(kills["rows"]),
+        "figure_data": {"power_size": figure},
+    }
+    return parts, params

@@ -1,0 +1,55 @@
+"""HARNESS-POWER: the harness's kill rate and size as a claim (issue 7)."""
+
+from __future__ import annotations
+
+import pytest
+from scipy.stats import binom
+
+from sgmcmc_verify.claims import check, harness
+
+
+def _kills(n: int, missed: int) -> dict:
+    rows = [
+        {"bug": f"b{i}", "killed_sampler": i >= missed, "killed_step": True,
+         "sampler_message": "passed", "step_message": "differs at step 0"}
+        for i in range(n)
+    ]  # fmt: skip
+    return {"rows": rows}
+
+
+def _size(k: int, m: int, alpha: float = 0.01) -> dict:
+    return {"rejections": k, "validations": m, "alpha": alpha, "rate": k / m,
+            "ci": (0.0, 1.0), "confidence": 0.95, "per_algorithm": {"sgld": k}}  # fmt: skip
+
+
+def test_kill_part_counts_against_the_target():
+    assert harness._kill_part("statistical", _kills(34, 1)).verdict == "confirmed"  # 33/34
+    bad = harness._kill_part("statistical", _kills(34, 2))  # 32/34 = 0.941 < 0.95
+    assert bad.verdict == "refuted"
+    assert [s["bug"] for s in bad.counterexample["survivors"]] == ["b0", "b1"]
+
+
+def test_size_part_rejects_exactly_where_the_binomial_test_does():
+    # the critical count of the one-sided test at level ALPHA_SIZE, computed independently
+    m, alpha = 600, 0.01
+    k_crit = int(binom.isf(harness.ALPHA_SIZE, m, alpha)) + 1  # smallest k with P(X ≥ k) < level
+    assert binom.sf(k_crit - 1, m, alpha) < harness.ALPHA_SIZE <= binom.sf(k_crit - 2, m, alpha)
+    assert harness._size_part(_size(k_crit - 1, m)).verdict == "confirmed"
+    # power: a battery that rejects correct code at 3α is caught
+    assert harness._size_part(_size(3 * 6, m)).verdict == "refuted"
+
+
+def test_check_power_wires_the_measurements(monkeypatch):
+    monkeypatch.setattr(harness, "kill_rate", lambda seed: _kills(20, 0))
+    monkeypatch.setattr(harness, "false_alarm_rate", lambda **kw: _size(9, 90))
+    r = check("HARNESS-POWER", profile="quick", seed=3)
+    assert [p.verdict for p in r.parts] == ["confirmed", "confirmed", "refuted"]
+    assert r.verdict == "refuted"
+    fig = r.figure_data["power_size"]
+    assert fig["kind"] == "power_size" and len(fig["bugs"]) == 20
+
+
+@pytest.mark.slow
+def test_harness_power_on_the_real_catalogue():
+    r = check("HARNESS-POWER", profile="quick", seed=0)
+    assert r.verdict == "confirmed", r.reading
