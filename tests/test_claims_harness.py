@@ -47,6 +47,10 @@ def test_check_power_wires_the_measurements(monkeypatch):
     assert r.verdict == "refuted"
     fig = r.figure_data["power_size"]
     assert fig["kind"] == "power_size" and len(fig["bugs"]) == 20
+    from sgmcmc_verify.report.figures import render_figures
+
+    (a,), (b,) = render_figures([r]), render_figures([r])
+    assert a.png[:8] == b"\x89PNG\r\n\x1a\n" and a.png == b.png
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ The JSON structure is checked by a small hand-written validator of the schema in
 
 import base64
 import json
+import math
 import shutil
 import struct
 import subprocess
@@ -52,6 +53,7 @@ def _keys(obj, path, required, optional=()):
 def _finite_or_tagged(value, path):
     # non-finite floats are stored as the strings 'inf', '-inf', 'nan'
     if isinstance(value, float):
+        _check(math.isfinite(value), path, f"non-finite float {value!r} not tagged")
         return
     if isinstance(value, dict):
         for k, v in value.items():
@@ -213,6 +215,7 @@ def test_report_json_validates(reports):
         lambda d: d["pending"].pop(),
         lambda d: d["claims"].reverse(),
         lambda d: d["claims"][0]["parts"][0].pop("measured"),
+        lambda d: d["claims"][0]["params"].update(untagged=float("nan")),
     ],
 )
 def test_validator_rejects_broken_documents(reports, breakage):

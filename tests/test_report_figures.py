@@ -1,16 +1,45 @@
-"""The report's figure kinds render to valid, deterministic PNGs from hand-made data."""
+"""The report's figure kinds render to valid, deterministic PNGs from hand-made data, and the
+claims that emit the new kinds give data of the documented shape (``docs/report_schema.md``).
+"""
 
 from __future__ import annotations
+
+import json
+import math
 
 import numpy as np
 import pytest
 
+from sgmcmc_verify import claims
+from sgmcmc_verify.claims import rates, sgnht_thermostat
+from sgmcmc_verify.report import write_report
 from sgmcmc_verify.report.figures import KINDS, _draw
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 _edges = np.linspace(-1.0, 5.0, 13)
 _grid = np.linspace(-1.0, 5.0, 25)
+_t = np.arange(1, 41) * 0.5
+
+
+def _series(label, x, y, yerr=None, slope=None, ci=None, claimed=None):
+    return {"label": label, "x": x, "y": y, "yerr": yerr, "slope": slope, "slope_ci": ci,
+            "claimed_slope": claimed}  # fmt: skip
+
+
+_PANEL = {
+    "title": "panel",
+    "xlabel": "h",
+    "ylabel": "MSE",
+    "series": [
+        _series("MSE ± 2 SE", [0.1, 0.2, 0.4], [0.2, 0.11, 0.06], [0.01, 0.01, 0.005],
+                -0.95, [-1.1, -0.8]),
+        _series("bias² (exact)", [0.1, 0.2, 0.4], [8e-6, 1.7e-4, 4e-3], claimed=2.0),
+        _series("one non-positive", [0.1, 0.2, 0.4], [1e-3, -1e-3, 2e-3]),
+        _series("all non-positive", [0.1, 0.2], [0.0, -1.0]),
+    ],
+    "reference_slopes": [1.0, 2.0, 4.0],
+}  # fmt: skip
 
 DATA = {
     "xi_law": {
@@ -40,6 +69,41 @@ DATA = {
              "total_draws": 100, "kinetic_energy": 4.8, "kinetic_energy_se": 0.1},
         ],
     },
+    "loglog_fit": {"kind": "loglog_fit", **_PANEL, "title": "one panel"},
+    "loglog_panels": {
+        "kind": "loglog_panels",
+        "title": "three panels",
+        "panels": [_PANEL, {**_PANEL, "reference_slopes": []}, {**_PANEL, "series": []}],
+    },
+    "vr_compare": {
+        "kind": "vr_compare",
+        "title": "variance reduction",
+        "N": 4,
+        "families": [
+            {"name": "LD", "baseline": "sgld", "algorithms": ["sgld", "svrg-ld"],
+             "h": [0.5, 0.1], "cost": [1, 3], "var_ratio": [[1.46, 1.27], [1.08, 0.98]],
+             "asymptotic_variance": [[9.0, 7.8], [38.9, 37.6]],
+             "mse_per_pass": [[2.2, 5.8], [9.7, 28.2]]},
+            {"name": "HMC", "baseline": "sghmc-svr", "algorithms": ["sghmc-svr", "svrg-hmc",
+             "saga-hmc"], "h": [0.4], "cost": [1, 3, 2], "var_ratio": [[1.19, 1.05, 1.15]],
+             "asymptotic_variance": [[10.8, 9.5, 10.4]], "mse_per_pass": [[2.7, 7.1, 5.2]]},
+        ],
+    },
+    "xi_trace": {
+        "kind": "xi_trace",
+        "title": "ξ traces",
+        "setting": "1-D Gaussian, A = 1, B = 1",
+        "h": 0.05,
+        "D": 2.0,
+        "mu": 1.0,
+        "t_burn": 5.0,
+        "chains": 100,
+        "t": _t.tolist(),
+        "xi": [(2 + np.sin(_t + i)).tolist() for i in range(3)],
+        "xi_mean": (2 + 0.01 * np.sin(_t)).tolist(),
+        "kinetic_running": [(1 + np.cos(_t + i) / _t).tolist() for i in range(3)],
+        "kinetic_mean": (1 + 0.02 * np.cos(3 * _t)).tolist(),
+    },
 }  # fmt: skip
 
 
@@ -47,7 +111,211 @@ DATA = {
 def test_figure_renders_deterministically(kind):
     assert kind in KINDS
     a = _draw(kind, DATA[kind])
-    b = _draw(kind, DATA[kind])
+    b = _draw(kind, json.loads(json.dumps(DATA[kind])))  # as read back from report.json
     assert a.startswith(PNG_MAGIC)
     assert len(a) > 1000
     assert a == b
+
+
+def test_xi_trace_without_kinetic_energy_renders():
+    data = {**DATA["xi_trace"], "kinetic_running": None, "kinetic_mean": None}
+    assert _draw("xi_trace", data).startswith(PNG_MAGIC)
+
+
+# ------------------------------------------------------------------------------------------
+# The documented keys of the new kinds (docs/report_schema.md, "Figure data")
+# ------------------------------------------------------------------------------------------
+
+
+def _finite(v, path):
+    assert isinstance(v, int | float) and not isinstance(v, bool), (path, v)
+    assert math.isfinite(v), (path, v)
+
+
+def _finite_list(v, path, depth=1):
+    assert isinstance(v, list) and v, (path, v)
+    for i, x in enumerate(v):
+        if depth > 1:
+            _finite_list(x, f"{path}[{i}]", depth - 1)
+        else:
+            _finite(x, f"{path}[{i}]")
+
+
+def _check_panel(p, path):
+    assert set(p) <= {"kind", "title", "xlabel", "ylabel", "series", "reference_slopes"}, path
+    for k in ("xlabel", "ylabel"):
+        assert isinstance(p[k], str), (path, k)
+    for k in p["reference_slopes"]:
+        _finite(k, f"{path}.reference_slopes")
+    for i, s in enumerate(p["series"]):
+        q = f"{path}.series[{i}]"
+        assert set(s) == {"label", "x", "y", "yerr", "slope", "slope_ci", "claimed_slope"}, q
+        assert isinstance(s["label"], str)
+        _finite_list(s["x"], f"{q}.x")
+        _finite_list(s["y"], f"{q}.y")
+        assert len(s["x"]) == len(s["y"]), q
+        if s["yerr"] is not None:
+            _finite_list(s["yerr"], f"{q}.yerr")
+            assert len(s["yerr"]) == len(s["y"]), q
+        for k in ("slope", "claimed_slope"):
+            if s[k] is not None:
+                _finite(s[k], f"{q}.{k}")
+        if s["slope_ci"] is not None:
+            lo, hi = s["slope_ci"]
+            _finite(lo, q)
+            _finite(hi, q)
+            assert lo <= s["slope"] <= hi, q
+
+
+def check_figure_data(fig, path="figure"):
+    """Assert ``fig`` has the documented keys of its (new) kind and finite numbers."""
+    kind = fig["kind"]
+    assert isinstance(fig["title"], str) and fig["title"], path
+    if kind == "loglog_fit":
+        assert set(fig) == {"kind", "title", "xlabel", "ylabel", "series", "reference_slopes"}
+        _check_panel(fig, path)
+    elif kind == "loglog_panels":
+        assert set(fig) == {"kind", "title", "panels"}, path
+        for i, p in enumerate(fig["panels"]):
+            assert isinstance(p["title"], str), path
+            _check_panel(p, f"{path}.panels[{i}]")
+    elif kind == "vr_compare":
+        assert set(fig) == {"kind", "title", "N", "families"}, path
+        for fam in fig["families"]:
+            keys = {"name", "baseline", "algorithms", "h", "cost", "var_ratio",
+                    "asymptotic_variance", "mse_per_pass"}  # fmt: skip
+            assert set(fam) == keys, path
+            n_alg, n_h = len(fam["algorithms"]), len(fam["h"])
+            assert fam["baseline"] == fam["algorithms"][0]
+            _finite_list(fam["h"], path)
+            assert len(fam["cost"]) == n_alg
+            for k in ("var_ratio", "asymptotic_variance", "mse_per_pass"):
+                _finite_list(fam[k], f"{path}.{k}", depth=2)
+                assert np.shape(fam[k]) == (n_h, n_alg), (path, k)
+    elif kind == "xi_trace":
+        keys = {"kind", "title", "setting", "h", "D", "mu", "t_burn", "chains", "t", "xi",
+                "xi_mean", "kinetic_running", "kinetic_mean"}  # fmt: skip
+        assert set(fig) == keys, path
+        for k in ("h", "D", "mu", "t_burn", "chains"):
+            _finite(fig[k], f"{path}.{k}")
+        n = len(fig["t"])
+        assert 0 < n <= 500
+        _finite_list(fig["t"], path)
+        _finite_list(fig["xi_mean"], path)
+        _finite_list(fig["xi"], path, depth=2)
+        assert len(fig["xi_mean"]) == n and all(len(tr) == n for tr in fig["xi"])
+        if fig["kinetic_mean"] is not None:
+            _finite_list(fig["kinetic_mean"], path)
+            _finite_list(fig["kinetic_running"], path, depth=2)
+            assert len(fig["kinetic_mean"]) == n
+            assert all(len(tr) == n for tr in fig["kinetic_running"])
+    else:  # older kinds are checked by their own claims' tests
+        assert kind in KINDS, path
+
+
+@pytest.mark.parametrize("kind", sorted(set(DATA) - {"xi_law", "dw_densities"}))
+def test_synthetic_data_follows_the_schema(kind):
+    check_figure_data(json.loads(json.dumps(DATA[kind])))
+
+
+# ------------------------------------------------------------------------------------------
+# The claims emit their figures (quick profile)
+# ------------------------------------------------------------------------------------------
+
+#: claim → (figure names, kind); SGNHT-XI runs one setting to stay fast.
+EMITTERS = {
+    "SVRHMC-T2": ({"mse_vs_h"}, "loglog_panels"),
+    "SVRHMC-T4": ({"mse_vs_h"}, "loglog_panels"),
+    "SVRHMC-T5": ({"mse_vs_h"}, "loglog_panels"),
+    "SVRHMC-T6": ({"mse_vs_h"}, "loglog_panels"),
+    "EWSG-T4": ({"mse"}, "loglog_panels"),
+    "X-VR": ({"vr_compare"}, "vr_compare"),
+    "EWSG-T2": ({"kernel_distance"}, "loglog_panels"),
+}
+
+
+@pytest.fixture(scope="module")
+def results():
+    out = {
+        cid: claims.run_check(cid, claims.CHECKS[cid], profile="quick", seed=0) for cid in EMITTERS
+    }
+    out["SGNHT-XI"] = claims.run_check(
+        "SGNHT-XI", claims.CHECKS["SGNHT-XI"], profile="quick", seed=0, select=["gauss1"]
+    )
+    return out
+
+
+@pytest.mark.parametrize("claim_id", sorted(EMITTERS))
+def test_claim_emits_its_figure(results, claim_id):
+    r = results[claim_id]
+    assert r.verdict != "error", r.traceback
+    names, kind = EMITTERS[claim_id]
+    assert set(r.figure_data) == names
+    doc = r.to_dict()  # what report.json holds
+    for name in names:
+        fig = doc["figure_data"][name]
+        assert fig["kind"] == kind
+        check_figure_data(fig, f"{claim_id}.{name}")
+
+
+def test_svrhmc_figure_matches_the_tables(results):
+    r = results["SVRHMC-T5"]
+    mc, exact = r.figure_data["mse_vs_h"]["panels"]
+    table = r.part("MSE of the time average of θ² (Monte Carlo)").measured["table"].value
+    assert mc["series"][0]["y"] == [row["MSE"] for row in table]
+    mse_part = r.part("MSE of the time average of θ² (Monte Carlo)")
+    assert mc["series"][0]["slope"] == mse_part.measured["MSE slope vs h at fixed T"].value
+    assert exact["reference_slopes"] == [1.0, 2.0, 4.0]
+    assert {s["claimed_slope"] for s in exact["series"]} == {4.0}
+    assert exact["series"][0]["x"] == list(rates.H_ORDER)
+
+
+def test_sgnht_xi_emits_traces(results):
+    r = results["SGNHT-XI"]
+    assert set(r.figure_data) == {"xi_gauss1", "xi_trace_gauss1"}
+    fig = r.to_dict()["figure_data"]["xi_trace_gauss1"]
+    check_figure_data(fig)
+    assert fig["D"] == 2.0 and fig["mu"] == 1.0 and fig["h"] == 0.02
+    assert len(fig["xi"]) == 3 and fig["chains"] == 3000
+    assert abs(np.mean(fig["xi_mean"]) - 2.0) < 0.1
+    assert abs(np.mean(fig["kinetic_mean"]) - 1.0) < 0.05
+
+
+def test_xi_trace_builder_thins_to_500_points():
+    rng = np.random.default_rng(0)
+    m, n_rec = 7, 1201
+    out = {
+        "m1": rng.standard_normal(m),
+        "trace_xi": rng.standard_normal((3, n_rec)),
+        "trace_k": rng.chisquare(2, (3, n_rec)) / 2,
+        "sum_xi": rng.standard_normal((2, n_rec)),
+        "sum_k": rng.standard_normal((2, n_rec)),
+    }
+    fig = sgnht_thermostat._xi_trace_figure("setting", out, 0.01, 1.5, 2, 20.0)
+    check_figure_data(fig)
+    assert len(fig["t"]) == 401 and fig["t"][0] == 0.1 and fig["chains"] == m
+    assert fig["t"][-1] == pytest.approx(120.1)  # every 3rd of the points recorded every 0.1
+    run = np.cumsum(out["trace_k"][0]) / np.arange(1, n_rec + 1)
+    assert fig["kinetic_running"][0][-1] == round(float(run[-1]), 4)
+    assert fig["kinetic_running"][0][1] == round(float(run[3]), 4)
+    assert fig["xi_mean"][0] == round(float(out["sum_xi"][:, 0].sum() / m), 4)
+
+
+def test_report_with_the_new_kinds_validates(results, tmp_path):
+    from test_report import validate_report
+
+    chosen = [results[c] for c in ("X-VR", "SVRHMC-T5", "SGNHT-XI")]
+    meta = {"profile": "quick", "seed": 0, "environment": {"python": "3", "platform": "p",
+            "processor": "x", "cpus": 1}, "wall_time_s": 1.0}  # fmt: skip
+    write_report(chosen, tmp_path, meta)
+    doc = json.loads((tmp_path / "report.json").read_text())
+    validate_report(doc)
+    files = {(f["claim_id"], f["name"]): f["file"] for f in doc["figures"]}
+    assert {("X-VR", "vr_compare"), ("SVRHMC-T5", "mse_vs_h"), ("SGNHT-XI", "xi_trace_gauss1")
+            } <= set(files)  # fmt: skip
+    # report.json holds every number of each figure: redrawn from it, the PNG is the same
+    for c in doc["claims"]:
+        for name, data in c["figure_data"].items():
+            if data["kind"] in ("vr_compare", "loglog_panels", "xi_trace"):
+                png = (tmp_path / files[c["claim_id"], name]).read_bytes()
+                assert _draw(data["kind"], data) == png, (c["claim_id"], name)

@@ -475,5 +475,58 @@ def check_ewsg_t2(
         "grid points per axis": G,
         "max relative quadrature error": qerr,
         "alpha": None,
+        "figure_data": {"kernel_distance": _kernel_distance_figure(hs, summary, slopes)},
     }
     return parts, params
+
+
+def _kernel_distance_figure(
+    hs: list[float], summary: dict[str, list[float]], slopes: dict[str, float]
+) -> dict[str, Any]:
+    """Figure data (``loglog_panels``): one-step distance to N_full against h, per kernel.
+
+    Parameters
+    ----------
+    hs : list of float
+        The step sizes.
+    summary : dict
+        ``"d={d} {scheme} {distance}"`` → mean-over-states distance at each h, for
+        ``d`` in 1, 2, every scheme of :data:`SCHEMES` and distance ``TV`` and
+        ``KL(K‖full)`` (as measured by :func:`check_ewsg_t2`).
+    slopes : dict
+        Same keys → least-squares log–log slope.
+
+    Returns
+    -------
+    dict
+        One panel per (distance, d), one series per kernel; no CI (exact numbers).
+    """
+    panels = []
+    for dist, ylabel in (("TV", "TV(K, N_full)"), ("KL(K‖full)", "KL(K ‖ N_full)")):
+        for d in (1, 2):
+            panels.append(
+                {
+                    "title": f"{dist}, d = {d}",
+                    "xlabel": "h",
+                    "ylabel": ylabel,
+                    "series": [
+                        {
+                            "label": s,
+                            "x": [float(h) for h in hs],
+                            "y": [float(v) for v in summary[f"d={d} {s} {dist}"]],
+                            "yerr": None,
+                            "slope": float(slopes[f"d={d} {s} {dist}"]),
+                            "slope_ci": None,
+                            "claimed_slope": None,
+                        }
+                        for s in SCHEMES
+                    ],
+                    "reference_slopes": [1.0, 2.0],
+                }
+            )
+    return {
+        "kind": "loglog_panels",
+        "title": "EWSG-T2: one-step distance to the full-gradient kernel N_full against h "
+        "(mean over states; slopes: least squares)",
+        "panels": panels,
+    }

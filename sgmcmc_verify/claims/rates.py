@@ -49,7 +49,7 @@ from ..exact import linear, moments
 from ..exact.moments import AffineChain, build_chain, stationary_moments
 from ..problems import gaussian_differing
 from ..stats import fit_order
-from ..stats.rates import MAX_RELATIVE_STDERR
+from ..stats.rates import MAX_RELATIVE_STDERR, OrderFit
 from .ewsg import paper_gaussian
 from .result import Measurement, Part
 
@@ -274,8 +274,11 @@ def _exact_order_part(name: str, claimed_bias: int, p4) -> tuple[Part, dict]:
     return part, orders
 
 
-def _mc_part(make, name, p4, seed, profile, alpha, claimed=1) -> list[Part]:
-    """Time averages of θ² from the implementation: MSE against h at fixed T, bias check."""
+def _mc_part(make, name, p4, seed, profile, alpha, claimed=1) -> tuple[list[Part], dict]:
+    """Time averages of θ² from the implementation: MSE against h at fixed T, bias check.
+
+    Returns the parts and the figure panel of the MSE split (:func:`_mse_panel`).
+    """
     chains = 1000 if profile == "quick" else 4000
     T = 400 if profile == "quick" else 2000
     target = float(p4.exact["cov"].value[0, 0] + p4.exact["mean"].value[0] ** 2)
@@ -342,6 +345,7 @@ def _mc_part(make, name, p4, seed, profile, alpha, claimed=1) -> list[Part]:
             "the bias is below Monte Carlo resolution (|bias| < 3 se at some h); its order is "
             "that of the exact law, which the z-tests show the implementation follows",
         )
+    panel = _mse_panel(rows, mse_se, fit, T, chains)
     return [
         order_part,
         Part(
@@ -366,7 +370,122 @@ def _mc_part(make, name, p4, seed, profile, alpha, claimed=1) -> list[Part]:
             else f"MC bias differs from the exact bias of the scheme at h = {bad}",
             None if ok else {"name": name, "h": bad, "rows": rows, "seed": seed},
         ),
-    ]
+    ], panel
+
+
+def _mse_panel(
+    rows: list[dict], mse_se: list[float], fit: OrderFit, T: int, chains: int
+) -> dict[str, Any]:
+    """``loglog_fit`` panel: MC MSE of the time average at fixed T, split into bias² + Var.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of the MSE table of :func:`_mc_part` (``h``, ``MSE``, ``bias²``, ``Var(φ̂)``).
+    mse_se : list of float
+        Standard error of each row's MSE.
+    fit : OrderFit
+        The WLS fit of log MSE on log h (``slope``, ``slope_ci``).
+    T, chains : int
+        Steps averaged after burn-in, and number of chains.
+
+    Returns
+    -------
+    dict
+        A panel of the ``loglog_panels`` kind (``docs/report_schema.md``).
+    """
+    h = [float(r["h"]) for r in rows]
+    return {
+        "title": f"Monte Carlo, T = {T} steps, {chains} chains",
+        "xlabel": "h",
+        "ylabel": "MSE, Var, bias² of the time average of θ²",
+        "series": [
+            {
+                "label": "MSE ± 2 SE (WLS fit)",
+                "x": h,
+                "y": [float(r["MSE"]) for r in rows],
+                "yerr": [2 * float(s) for s in mse_se],
+                "slope": float(fit.slope),
+                "slope_ci": [float(fit.slope_ci[0]), float(fit.slope_ci[1])],
+                "claimed_slope": None,
+            },
+            _plain_series("Var(φ̂) (MC)", h, [float(r["Var(φ̂)"]) for r in rows]),
+            _plain_series("bias² (exact)", h, [float(r["bias²"]) for r in rows]),
+        ],
+        "reference_slopes": [-1.0],
+    }
+
+
+#: Digits to superscripts, for figure titles.
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _plain_series(label: str, x, y) -> dict[str, Any]:
+    """A ``loglog_fit`` series without error bars or fitted slope."""
+    return {
+        "label": label,
+        "x": [float(v) for v in x],
+        "y": [float(v) for v in y],
+        "yerr": None,
+        "slope": None,
+        "slope_ci": None,
+        "claimed_slope": None,
+    }
+
+
+def _bias_panel(rows: list[dict], claimed_bias: int) -> dict[str, Any]:
+    """``loglog_fit`` panel: exact stationary bias² (the MSE at T → ∞) of each observable.
+
+    ``rows`` are those of :func:`_exact_order_part`'s table; the slope of each series is
+    twice the local order between the two smallest h, the claimed slope ``2 × claimed_bias``.
+    """
+    label = {"theta2": "E θ²", "p2": "E p²"}
+    return {
+        "title": "exact bias² = MSE at T → ∞ (local slopes at the smallest h)",
+        "xlabel": "h",
+        "ylabel": "bias²",
+        "series": [
+            {
+                "label": f"bias² of {label.get(r['observable'], r['observable'])}",
+                "x": [float(h) for h in H_ORDER],
+                "y": [float(b) ** 2 for b in r["bias"]],
+                "yerr": None,
+                "slope": float(r["MSE slope at T → ∞"]),
+                "slope_ci": None,
+                "claimed_slope": float(2 * claimed_bias),
+            }
+            for r in rows
+        ],
+        "reference_slopes": [1.0, 2.0, 4.0],
+    }
+
+
+def _mse_figure(
+    name: str, claimed_bias: int, exact_rows: list[dict], mc_panel: dict[str, Any]
+) -> dict[str, Any]:
+    """Figure data (``loglog_panels``) of an SVRHMC MSE claim: MC split and exact bias².
+
+    Parameters
+    ----------
+    name : str
+        The algorithm.
+    claimed_bias : int
+        The claimed bias order (the MSE's last term is ``h^(2 claimed_bias)``).
+    exact_rows : list of dict
+        The exact order table (:func:`_exact_order_part`).
+    mc_panel : dict
+        The Monte Carlo panel (:func:`_mse_panel`).
+
+    Returns
+    -------
+    dict
+    """
+    return {
+        "kind": "loglog_panels",
+        "title": f"{name}: MSE of time averages against h; claimed last term "
+        f"h{str(2 * claimed_bias).translate(_SUPERSCRIPT)} (T → ∞)",
+        "panels": [mc_panel, _bias_panel(exact_rows, claimed_bias)],
+    }
 
 
 def _svrhmc_check(name, claimed, profile, seed, make):
@@ -385,7 +504,9 @@ def _svrhmc_check(name, claimed, profile, seed, make):
         },
         f"asymptotic variance ∝ h^{av_slope:.3f}",
     )
-    parts = [exact_part, var_part, *_mc_part(make, name, p4, seed, profile, ALPHA, claimed)]
+    mc_parts, mc_panel = _mc_part(make, name, p4, seed, profile, ALPHA, claimed)
+    parts = [exact_part, var_part, *mc_parts]
+    figure = _mse_figure(name, claimed, exact_part.measured["table"].value, mc_panel)
     return parts, {
         "alpha": ALPHA,
         "problem": P4,
@@ -393,6 +514,7 @@ def _svrhmc_check(name, claimed, profile, seed, make):
         "h_mc": list(H_MC),
         "orders": orders,
         "runtime_s": time.perf_counter() - t0,
+        "figure_data": {"mse_vs_h": figure},
     }
 
 
@@ -443,6 +565,7 @@ def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict
     N = p4.N
     var_t = float(p4.exact["cov"].value[0, 0])
     parts = []
+    families = []
     for fam, names in (
         ("LD", ["sgld", "svrg-ld", "saga-ld", "tmu-ra"]),
         ("HMC", ["sghmc-svr", "svrg-hmc", "saga-hmc", "sghmc-split", "svrg2-hmc", "saga2-hmc"]),
@@ -467,6 +590,7 @@ def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict
                 )
         by = {(r["h"], r["algorithm"]): r for r in rows}
         sg = names[0]
+        families.append(_vr_family(fam, names, rows))
         worse = [
             (h, n)
             for (h, n), r in by.items()
@@ -488,7 +612,53 @@ def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict
                 "2-3x gradient cost makes it worse per pass than SG on this small problem",
             )
         )
-    return parts, {"problem": P4, "cost_per_step": "SG n; SVRG 2n + N/K; SAGA 2n"}
+    figure = {
+        "kind": "vr_compare",
+        "title": "X-VR: stationary variance inflation and MSE per data pass (exact; N = 4, d = 1)",
+        "N": N,
+        "families": families,
+    }
+    return parts, {
+        "problem": P4,
+        "cost_per_step": "SG n; SVRG 2n + N/K; SAGA 2n",
+        "figure_data": {"vr_compare": figure},
+    }
+
+
+def _vr_family(fam: str, names: list[str], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One family of the ``vr_compare`` figure: the X-VR table rows as (h × algorithm) grids.
+
+    Parameters
+    ----------
+    fam : str
+        ``"LD"`` or ``"HMC"``.
+    names : list of str
+        The family's algorithms, the uniform-SG baseline first.
+    rows : list of dict
+        The family's X-VR table rows (one per step size and algorithm).
+
+    Returns
+    -------
+    dict
+        ``name``, ``baseline``, ``algorithms``, ``h``, ``cost``, and the grids
+        ``var_ratio``, ``asymptotic_variance``, ``mse_per_pass`` (``[h][algorithm]``).
+    """
+    hs = list(dict.fromkeys(float(r["h"]) for r in rows))
+    by = {(float(r["h"]), r["algorithm"]): r for r in rows}
+
+    def grid(key: str) -> list[list[float]]:
+        return [[float(by[h, a][key]) for a in names] for h in hs]
+
+    return {
+        "name": fam,
+        "baseline": names[0],
+        "algorithms": list(names),
+        "h": hs,
+        "cost": [int(by[hs[0], a]["gradient evals per step"]) for a in names],
+        "var_ratio": grid("Var θ / target"),
+        "asymptotic_variance": grid("T·Var(θ̄) per step"),
+        "mse_per_pass": grid("MSE(θ̄) × data passes"),
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -512,6 +682,24 @@ def check_ewsg_t4(*, profile: str = "quick", seed: int = 0, make=registry.make_s
         for h in hs
     ]
     k = _local_order(hs, bias)
+    exact_panel = {
+        "title": "sghmc-ewsg, T → ∞, exact (local slope at the smallest h)",
+        "xlabel": "h",
+        "ylabel": "MSE = bias² of Tr Var θ",
+        "series": [
+            {
+                "label": "bias² (exact)",
+                "x": list(hs),
+                "y": [b * b for b in bias],
+                "yerr": None,
+                "slope": 2 * k,
+                "slope_ci": None,
+                "claimed_slope": 2.0,
+            }
+        ],
+        "reference_slopes": [1.0, 2.0, 4.0],
+    }
+    t_series = []
     parts.append(
         Part(
             "sghmc-ewsg: MSE at T → ∞ (exact)",
@@ -535,6 +723,17 @@ def check_ewsg_t4(*, profile: str = "quick", seed: int = 0, make=registry.make_s
             mse.append(float(e.mean()))
             se.append(float(e.std(ddof=1) / math.sqrt(chains)))
         of = fit_order(np.array(Ts), np.array(mse), np.array(se), alpha=alpha)
+        t_series.append(
+            {
+                "label": f"{name}: MSE ± 2 SE",
+                "x": list(Ts),
+                "y": mse,
+                "yerr": [2 * v for v in se],
+                "slope": float(of.slope),
+                "slope_ci": [float(of.slope_ci[0]), float(of.slope_ci[1])],
+                "claimed_slope": -1.0,
+            }
+        )
         ok = of.slope_ci[0] <= -1 + 0.15 or of.slope < -1
         parts.append(
             Part(
@@ -559,4 +758,26 @@ def check_ewsg_t4(*, profile: str = "quick", seed: int = 0, make=registry.make_s
                 ),
             )
         )
-    return parts, {"alpha": alpha, "chains": chains, "h": h, "T": list(Ts)}
+    b_h = bias[hs.index(h)] ** 2
+    t_series.append(_plain_series(f"sghmc-ewsg: bias² at h = {h} (exact)", Ts, [b_h] * len(Ts)))
+    figure = {
+        "kind": "loglog_panels",
+        "title": "EWSG-T4: MSE of Tr Var θ against h (T → ∞) and against T (h = 0.05)",
+        "panels": [
+            exact_panel,
+            {
+                "title": f"against T at h = {h}, {chains} chains (Monte Carlo)",
+                "xlabel": "T (time units)",
+                "ylabel": "MSE of the time average of ‖θ − μ‖²",
+                "series": t_series,
+                "reference_slopes": [-1.0],
+            },
+        ],
+    }
+    return parts, {
+        "alpha": alpha,
+        "chains": chains,
+        "h": h,
+        "T": list(Ts),
+        "figure_data": {"mse": figure},
+    }

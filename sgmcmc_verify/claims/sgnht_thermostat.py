@@ -762,6 +762,8 @@ def check_xi(
         theta0 = _start(problem, sz.chains, np.random.default_rng(_int_seed(seed, 3, si, 999)))
         res = []
         for hi, h in enumerate(hs):
+            # the smallest h also records pᵀp and keeps a few ξ_t, pᵀp/n traces for the figure
+            traced = h == hs.min()
             out = _run_batches(
                 make,
                 "sgnht",
@@ -773,8 +775,8 @@ def check_xi(
                 batch=sz.batch,
                 seed=seed,
                 tags=(3, si, hi),
-                record=("xi",),
-                reduce=_xi_nburn(sz.t_burn, h),
+                record=("xi", "kinetic_energy") if traced else ("xi",),
+                reduce=_xi_trace_nburn(sz.t_burn, h, n) if traced else _xi_nburn(sz.t_burn, h),
                 A=A,
                 B=B,
                 gradient="injected",
@@ -783,6 +785,10 @@ def check_xi(
             res.append(out)
         parts.extend(_xi_parts(label, res, hs, D, n, budget))
         figures[f"xi_{key}"] = _xi_figure(label, res, hs, D, n)
+        i0 = int(np.argmin(hs))
+        figures[f"xi_trace_{key}"] = _xi_trace_figure(
+            label, res[i0], float(hs[i0]), D, n, sz.t_burn
+        )
     if "matrix" in chosen:
         parts.extend(_matrix_parts(make, szm, hm, seed, budget))
     return parts, {
@@ -830,6 +836,90 @@ def _xi_nburn(t_burn: float, h: float) -> Callable[[RunResult], dict[str, np.nda
     thin = max(1, round(0.1 / h))
     n_burn = round(t_burn / h) // thin
     return lambda r: _xi_reduce(r, n_burn)
+
+
+#: Chains whose ξ_t and pᵀp/n traces the SGNHT-XI figure keeps (first chains of each batch).
+_TRACE_CHAINS = 3
+#: At most this many points per trace in the figure data.
+_TRACE_POINTS = 500
+
+
+def _xi_trace_nburn(
+    t_burn: float, h: float, n: int
+) -> Callable[[RunResult], dict[str, np.ndarray]]:
+    """:func:`_xi_nburn` plus the traces of the figure (whole run, burn-in included).
+
+    Adds ``trace_xi`` and ``trace_k`` (ξ_t and pᵀp/n of the batch's first
+    :data:`_TRACE_CHAINS` chains) and ``sum_xi``, ``sum_k`` (sums over the batch's
+    chains, first axis of length 1) so that the batches concatenate.
+    """
+    base = _xi_nburn(t_burn, h)
+
+    def reduce(res: RunResult) -> dict[str, np.ndarray]:
+        out = base(res)
+        xi = res.draws["xi"]
+        k = 2.0 * res.draws["kinetic_energy"] / n
+        out["trace_xi"] = xi[:_TRACE_CHAINS]
+        out["trace_k"] = k[:_TRACE_CHAINS]
+        out["sum_xi"] = xi.sum(axis=0, keepdims=True)
+        out["sum_k"] = k.sum(axis=0, keepdims=True)
+        return out
+
+    return reduce
+
+
+def _xi_trace_figure(
+    label: str, out: dict[str, np.ndarray], h: float, D: float, n: int, t_burn: float
+) -> dict[str, Any]:
+    """Figure data (``xi_trace``): a few chains' ξ_t and pᵀp/n, and their means over chains.
+
+    Parameters
+    ----------
+    label : str
+        The setting.
+    out : dict
+        The reduced run at step size ``h`` (:func:`_xi_trace_nburn`).
+    h : float
+        Step size.
+    D : float
+        ``A + B``.
+    n : int
+        Dimension (μ = n).
+    t_burn : float
+        Burn-in in time units.
+
+    Returns
+    -------
+    dict
+        Traces thinned to at most :data:`_TRACE_POINTS` points, rounded to 4 decimals.
+    """
+    chains = int(np.asarray(out["m1"]).shape[0])
+    xi = np.asarray(out["trace_xi"], dtype=float)[:_TRACE_CHAINS]
+    k = np.asarray(out["trace_k"], dtype=float)[:_TRACE_CHAINS]
+    n_rec = xi.shape[1]
+    dt = max(1, round(0.1 / h)) * h  # check_xi records every max(1, round(0.1/h)) steps
+    t = (np.arange(n_rec) + 1) * dt
+    running = np.cumsum(k, axis=1) / np.arange(1, n_rec + 1)
+    idx = np.arange(0, n_rec, max(1, math.ceil(n_rec / _TRACE_POINTS)))
+
+    def rows(a: np.ndarray) -> list:
+        return np.round(a[..., idx], 4).tolist()
+
+    return {
+        "kind": "xi_trace",
+        "title": f"SGNHT-XI: traces of ξ and pᵀp/n, h = {h:g} ({label})",
+        "setting": label,
+        "h": float(h),
+        "D": float(D),
+        "mu": float(n),
+        "t_burn": float(t_burn),
+        "chains": int(chains),
+        "t": np.round(t[idx], 6).tolist(),
+        "xi": rows(xi),
+        "xi_mean": rows(np.asarray(out["sum_xi"], dtype=float).sum(axis=0) / chains),
+        "kinetic_running": rows(running),
+        "kinetic_mean": rows(np.asarray(out["sum_k"], dtype=float).sum(axis=0) / chains),
+    }
 
 
 def _xi_parts(

@@ -7,11 +7,13 @@ PNG bytes are deterministic: fixed rcParams, fixed size and dpi, and no
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
+import matplotlib.ticker
 import numpy as np
 
 from ..claims.result import ClaimResult
@@ -181,12 +183,261 @@ def _dw_densities(fig: Any, data: dict[str, Any]) -> None:
     ax2.legend(loc="upper right")
 
 
-#: figure_data ``kind`` → (drawing function, figure size in inches).
-KINDS: dict[str, tuple[Callable[[Any, dict[str, Any]], None], tuple[float, float]]] = {
+# ------------------------------------------------------------------------------------------
+# Generic log–log fits
+# ------------------------------------------------------------------------------------------
+
+#: Line styles of the reference slopes, in order.
+_REF_STYLES: tuple[Any, ...] = ("--", ":", "-.", (0, (1, 3)), (0, (5, 2, 1, 2)))
+#: Markers of the series, in order.
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
+
+
+def _fmt_slope(v: float) -> str:
+    return f"{v:.2f}"
+
+
+def _series_label(s: dict[str, Any], dropped: int) -> str:
+    """Legend text: the label, the fitted slope with its CI, the claimed slope, dropped points."""
+    text = str(s["label"])
+    bits = []
+    if s.get("slope") is not None:
+        fit = f"slope {_fmt_slope(float(s['slope']))}"
+        ci = s.get("slope_ci")
+        if ci is not None:
+            fit += f" [{_fmt_slope(float(ci[0]))}, {_fmt_slope(float(ci[1]))}]"
+        bits.append(fit)
+    if s.get("claimed_slope") is not None:
+        bits.append(f"claimed {float(s['claimed_slope']):g}")
+    if bits:
+        text += ": " + ", ".join(bits)
+    if dropped:
+        text += f" ({dropped} pt{'s' if dropped > 1 else ''} ≤ 0 not shown)"
+    return text
+
+
+def _loglog_panel(ax: Any, panel: dict[str, Any]) -> None:
+    """Draw one ``loglog_fit`` panel on ``ax`` (see :func:`_loglog_fit`)."""
+    from matplotlib.lines import Line2D
+
+    cmap = matplotlib.colormaps["tab10"]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    xs_all: list[float] = []
+    handles: list[Any] = []
+    for i, s in enumerate(panel["series"]):
+        color, marker = cmap(i % 10), _MARKERS[i % len(_MARKERS)]
+        x = np.asarray(s["x"], dtype=float)
+        y = np.asarray(s["y"], dtype=float)
+        keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
+        fitted = s.get("slope") is not None and math.isfinite(float(s["slope"]))
+        # fitted series: filled markers on top, and the fitted line; others: hollow, joined
+        style = dict(color=color, marker=marker, markersize=4, linewidth=0.8,
+                     linestyle="none" if fitted else "-", zorder=3 if fitted else 2,
+                     markerfacecolor=color if fitted else "white")  # fmt: skip
+        handles.append(Line2D([], [], label=_series_label(s, int(len(y) - keep.sum())), **style))
+        handles[-1].set_linestyle("-")
+        if not keep.any():
+            continue
+        xk, yk = x[keep], y[keep]
+        xs_all.extend(xk)
+        if s.get("yerr") is not None:
+            err = np.asarray(s["yerr"], dtype=float)[keep]
+            err = np.where(np.isfinite(err), np.abs(err), 0.0)
+            # on a log axis a bar reaching y ≤ 0 is cut at y/10
+            lower = np.minimum(err, 0.9 * yk)
+            ax.errorbar(xk, yk, yerr=np.vstack([lower, err]), capsize=2, elinewidth=0.8, **style)
+        else:
+            ax.plot(xk, yk, **style)
+        if fitted:
+            k = float(s["slope"])
+            xm, ym = np.exp(np.mean(np.log(xk))), np.exp(np.mean(np.log(yk)))
+            xl = np.array([xk.min(), xk.max()])
+            if xl[0] == xl[1]:
+                xl = xl * np.array([0.8, 1.25])
+            ax.plot(xl, ym * (xl / xm) ** k, "-", color=color, linewidth=1.2, alpha=0.8)
+    refs = [float(k) for k in panel.get("reference_slopes") or []]
+    if xs_all and refs:
+        ylo, yhi = ax.get_ylim()
+        x0, x1 = min(xs_all), max(xs_all)
+        xr = np.array([x0, x1])
+        xm, ym = math.sqrt(x0 * x1), math.sqrt(ylo * yhi)
+        for k, style in zip(refs, _REF_STYLES, strict=False):
+            (line,) = ax.plot(xr, ym * (xr / xm) ** k, linestyle=style, color="0.35",
+                              linewidth=1, label=f"reference slope {k:g}")  # fmt: skip
+            handles.append(line)
+        ax.set_ylim(ylo, yhi)  # the reference lines must not stretch the axis
+    if not xs_all:
+        ax.text(0.5, 0.5, "no positive values", transform=ax.transAxes, ha="center")
+    else:
+        ticks = np.unique(xs_all)
+        if ticks[-1] / ticks[0] < 30 and len(ticks) <= 8:
+            # less than ~1.5 decades: label the data's own x values instead of powers of 10
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel(panel.get("xlabel", "h"))
+    ax.set_ylabel(panel.get("ylabel", ""))
+    if panel.get("title"):
+        ax.set_title(panel["title"])
+    ax.legend(handles=handles, loc="best", framealpha=0.8)
+
+
+def _loglog_fit(fig: Any, data: dict[str, Any]) -> None:
+    """Log–log points per series with fitted and reference slopes, on one panel.
+
+    Each series is drawn as points (with error bars when ``yerr`` is given); a series
+    with a ``slope`` also gets the line of that slope through the geometric mean of
+    its points (legend: slope, CI, claimed slope), one without is joined by a thin
+    line.  Reference slopes are grey dashed/dotted lines through the middle of the
+    panel.  Points with ``y ≤ 0`` are left out and counted in the legend.
+    """
+    ax = fig.subplots()
+    _loglog_panel(ax, {**data, "title": None})
+    fig.suptitle(data.get("title", ""))
+
+
+def _loglog_panels(fig: Any, data: dict[str, Any]) -> None:
+    """Several ``loglog_fit`` panels side by side (two per row), one figure title."""
+    panels = data["panels"]
+    ncols = min(2, len(panels))
+    nrows = -(-len(panels) // ncols)
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax, panel in zip(axes, panels, strict=False):
+        _loglog_panel(ax, panel)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    fig.suptitle(data.get("title", ""))
+
+
+def _loglog_panels_size(data: dict[str, Any]) -> tuple[float, float]:
+    n = len(data["panels"])
+    ncols = min(2, n)
+    return (5.0 * ncols + 0.5, 4.2 * -(-n // ncols))
+
+
+# ------------------------------------------------------------------------------------------
+# Variance reduction, ξ traces
+# ------------------------------------------------------------------------------------------
+
+
+def _vr_compare(fig: Any, data: dict[str, Any]) -> None:
+    """Grouped bars per family: stationary variance ratio (top) and MSE × data passes (bottom)."""
+    fams = data["families"]
+    axes = fig.subplots(2, len(fams), squeeze=False)
+    cmap = matplotlib.colormaps["tab10"]
+    for j, fam in enumerate(fams):
+        algs = fam["algorithms"]
+        hs = fam["h"]
+        cost = fam.get("cost") or [None] * len(algs)
+        width = 0.8 / len(algs)
+        pos = np.arange(len(hs))
+        for row, (key, ylabel, base) in enumerate(
+            (
+                ("var_ratio", "stationary Var θ / target Var θ", 1.0),
+                ("mse_per_pass", "MSE(θ̄) × data passes\n(= T·Var(θ̄) × grads/step / N)", 0.0),
+            )
+        ):
+            ax = axes[row, j]
+            vals = np.asarray(fam[key], dtype=float)  # (h, algorithm)
+            for a, alg in enumerate(algs):
+                is_base = alg == fam.get("baseline")
+                ax.bar(pos - 0.4 + (a + 0.5) * width, vals[:, a] - base, width=width * 0.9,
+                       bottom=base, color=cmap(a % 10), edgecolor="k" if is_base else "none",
+                       hatch="//" if is_base else None, linewidth=0.6,
+                       label=alg + (" (baseline)" if is_base else "")
+                       + ("" if cost[a] is None else f", {cost[a]:g} grads/step"))  # fmt: skip
+            if base:
+                ax.axhline(base, color="k", linewidth=0.8, label="exact target")
+                lo, hi = float(min(vals.min(), base)), float(max(vals.max(), base))
+                pad = 0.08 * (hi - lo or 1.0)
+                ax.set_ylim(lo - pad, hi + pad)
+            ax.set_xticks(pos, [f"h = {h:g}" for h in hs])
+            ax.set_ylabel(ylabel)
+            ax.grid(axis="x", visible=False)
+            if row == 0:
+                ax.set_title(fam["name"])
+            else:
+                # below the panels, so it never covers a bar
+                ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
+    fig.suptitle(data.get("title", ""))
+
+
+def _xi_trace(fig: Any, data: dict[str, Any]) -> None:
+    """ξ_t of a few chains with A + B ± 1/√μ (top); pᵀp/n against 1 (bottom)."""
+    has_k = data.get("kinetic_mean") is not None
+    axes = fig.subplots(2 if has_k else 1, 1, sharex=True, squeeze=False).ravel()
+    t = np.asarray(data["t"], dtype=float)
+    D, sd = float(data["D"]), 1.0 / math.sqrt(float(data["mu"]))
+    cmap = matplotlib.colormaps["tab10"]
+    ax = axes[0]
+    ax.axhspan(D - sd, D + sd, color="tab:green", alpha=0.12, label="A + B ± 1/√μ")
+    for i, tr in enumerate(data["xi"]):
+        ax.plot(t, tr, color=cmap(i % 10), linewidth=0.6, alpha=0.8,
+                label="single chains" if i == 0 else None)  # fmt: skip
+    ax.plot(t, data["xi_mean"], "k-", linewidth=1.4, label=f"mean over {data['chains']} chains")
+    ax.axhline(D, color="tab:green", linewidth=1.2, linestyle="--", label=f"A + B = {D:g}")
+    ax.set_ylabel(r"$\xi_t$")
+    panels = [(ax, "ξ")]
+    if has_k:
+        ax2 = axes[1]
+        for i, tr in enumerate(data["kinetic_running"]):
+            ax2.plot(t, tr, color=cmap(i % 10), linewidth=0.8, alpha=0.8,
+                     label="single chains: running time average" if i == 0 else None)  # fmt: skip
+        ax2.plot(t, data["kinetic_mean"], "k-", linewidth=1.0,
+                 label=f"mean over {data['chains']} chains at t")  # fmt: skip
+        ax2.axhline(1.0, color="tab:green", linewidth=1.2, linestyle="--", label="1 (eq. (4))")
+        ax2.set_ylabel(r"$p_t^\top p_t / n$")
+        panels.append((ax2, "k"))
+    for a, _ in panels:
+        a.axvline(float(data["t_burn"]), color="0.4", linestyle=":", linewidth=1,
+                  label="end of burn-in")  # fmt: skip
+        a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: never on a trace
+    axes[-1].set_xlabel("time t = steps × h")
+    fig.suptitle(data.get("title", ""))
+
+
+#: A figure size in inches, or a function of the figure data giving it.
+Size = tuple[float, float] | Callable[[dict[str, Any]], tuple[float, float]]
+
+
+#: figure_data ``kind`` → (drawing function, figure size).
+def _power_size(fig: Any, data: dict[str, Any]) -> None:
+    """HARNESS-POWER: each planted bug killed or not per mode; false-alarm rate with CI vs α."""
+    ax1, ax2 = fig.subplots(1, 2, width_ratios=[4, 1])
+    bugs = data["bugs"]
+    modes = [("statistical", data["killed_sampler"]), ("step", data["killed_step"])]
+    grid = np.array([[1.0 if k else 0.0 for k in killed] for _, killed in modes])
+    cmap = matplotlib.colors.ListedColormap(["tab:red", "tab:green"])
+    ax1.imshow(grid, aspect="auto", cmap=cmap, vmin=0, vmax=1)
+    ax1.set_yticks(range(len(modes)))
+    ax1.set_yticklabels([f"{m}: {int(sum(k))}/{len(k)} killed" for m, k in modes])
+    ax1.set_xticks(range(len(bugs)))
+    ax1.set_xticklabels(bugs, rotation=90, fontsize=5)
+    ax1.grid(False)
+    ax1.set_title(f"planted bugs (green: rejected; target ≥ {data['kill_target']:.0%} per mode)")
+    rate, (lo, hi) = data["false_alarm_rate"], data["false_alarm_ci"]
+    ax2.errorbar([0], [rate], yerr=[[rate - lo], [hi - rate]], fmt="o", capsize=4,
+                 color="tab:blue", label="reject rate, 95% CI")  # fmt: skip
+    ax2.axhline(
+        data["alpha"], color="k", linestyle="--", linewidth=1, label=f"α = {data['alpha']:g}"
+    )
+    ax2.set_xlim(-1, 1)
+    ax2.set_xticks([])
+    ax2.set_ylim(0, max(hi, data["alpha"]) * 1.3)
+    ax2.set_title(f"references: {data['validations']} runs")
+    ax2.legend(loc="upper right")
+
+
+KINDS: dict[str, tuple[Callable[[Any, dict[str, Any]], None], Size]] = {
     "bias_vs_h": (_bias_vs_h, (9.0, 7.0)),
     "staleness_pmf": (_staleness_pmf, (6.0, 3.5)),
     "xi_law": (_xi_law, (8.0, 3.5)),
     "dw_densities": (_dw_densities, (9.0, 3.5)),
+    "loglog_fit": (_loglog_fit, (6.5, 4.5)),
+    "loglog_panels": (_loglog_panels, _loglog_panels_size),
+    "vr_compare": (_vr_compare, (10.0, 6.5)),
+    "xi_trace": (_xi_trace, (9.0, 6.0)),
+    "power_size": (_power_size, (10.0, 3.8)),
 }
 
 
@@ -195,6 +446,8 @@ def _draw(kind: str, data: dict[str, Any]) -> bytes:
     from matplotlib.figure import Figure as MplFigure
 
     draw, size = KINDS[kind]
+    if callable(size):
+        size = size(data)
     with matplotlib.rc_context(_RC):
         fig = MplFigure(figsize=size, layout="constrained")
         draw(fig, data)
