@@ -17,6 +17,6 @@ def test_python_example_runs():
 def test_ci_runs_the_readme_test_command():
     commands = re.findall(r"```bash\n(.*?)\n```", README, re.S)
     test_cmd = commands[1].split("&& ", 2)[-1]  # after creating and activating the venv
-    assert test_cmd == 'pip install -e ".[test]" && python -m pytest'
+    assert test_cmd == 'pip install -e ".[test,peers]" && python -m pytest'
     assert test_cmd in (ROOT / ".ci" / "run").read_text()
     assert commands[0].endswith("sgmcmc-verify report")

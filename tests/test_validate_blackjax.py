@@ -1,24 +1,180 @@
-"""The blackjax adapter (skipped unless blackjax is installed: pip install blackjax)."""
+"""blackjax's SGLD, SGHMC and SGNHT against the references (issue 7).
+
+The ``peers`` tests need JAX and blackjax (``pip install jax blackjax``) and are skipped
+without them; run them with ``python -m pytest -m peers tests/test_validate_blackjax.py``.
+They assert the documented outcome of each validation — a pass where blackjax implements
+the paper's chain, and otherwise the failure *and* the size the analysis in
+:mod:`sgmcmc_verify.validation.blackjax_adapter` predicts for it — so a change in
+blackjax (or in the harness) shows up as a test failure to be explained.
+
+The other tests (parameter mapping, closed forms, absence) run without JAX.
+"""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
+from scipy.stats import norm
+
+from sgmcmc_verify.exact import linear
+from sgmcmc_verify.validation import blackjax_adapter as ba
+from sgmcmc_verify.validation import targets
+
+#: The quick profile's window of tested draws (core.PROFILES["quick"]["window"]).
+WINDOW = 64
 
 
-@pytest.mark.peers
-def test_blackjax_sgld_against_the_reference():
-    pytest.importorskip("blackjax")
-    from sgmcmc_verify.validation import validate
-    from sgmcmc_verify.validation.blackjax_adapter import sample_function
+def _check(rep, name: str):
+    return next(c for c in rep.checks if c.name == name)
 
-    rep = validate(sample_function("sgld"), "sgld", hs=(0.2,), profile="quick")
-    assert rep.verdict in ("pass", "fail"), rep.summary()  # an error would be an adapter bug
+
+# --------------------------------------------------------------------------------------
+# Without JAX: the mapping and the predictions
+# --------------------------------------------------------------------------------------
 
 
 def test_adapter_reports_absence():
-    from sgmcmc_verify.validation import blackjax_adapter
-
-    if blackjax_adapter.AVAILABLE:
+    if ba.AVAILABLE:
         pytest.skip("blackjax installed")
-    with pytest.raises(ImportError, match="pip install blackjax"):
-        blackjax_adapter.sample_function("sgld")
+    with pytest.raises(ImportError, match="pip install jax blackjax"):
+        ba.sample_function("sgld")
+    assert ba.versions() == {}
+
+
+def test_parameter_mapping():
+    h = 0.1
+    sgld = ba.blackjax_parameters("sgld", "sgld", targets.plan("sgld").params, h)
+    assert sgld["step_size"] == h  # ε = h, not h/2
+    assert (sgld["gradient"], sgld["batch"]) == ("minibatch", 1)
+    chen = ba.blackjax_parameters(
+        "sghmc-diffusion", "sghmc-chen", targets.plan("sghmc-chen").params, h
+    )
+    # noise variance ε(2α − εβ) must equal 2(A − B̂)h with A = 1, B̂ = 1/2
+    assert chen["alpha"] == 1.0
+    assert math.isclose(h * (2 * chen["alpha"] - h * chen["beta"]), 2 * (1.0 - 0.5) * h)
+    assert (chen["gradient"], chen["B"]) == ("injected", 0.5)
+    nht = ba.blackjax_parameters("sgnht", "sgnht", {"n": 1, "A": 2.0}, h)
+    assert (nht["alpha"], nht["beta"], nht["init_xi"]) == (2.0, 0.0, 2.0)
+    with pytest.raises(ValueError, match="maps onto"):
+        ba.blackjax_parameters("sgld", "sgnht", {}, h)
+    with pytest.raises(ValueError, match="scalar"):
+        ba.blackjax_parameters("sghmc", "sghmc-chen", {"B_hat": np.eye(2) * 0.1}, h)
+
+
+@pytest.mark.parametrize("h", [0.2, 0.1, 0.05])
+def test_predicted_sghmc_ratio_matches_the_lyapunov_solves(h):
+    p1 = targets.problem_p1()
+    explicit = linear.algorithm_moments("uld-em", p1, h, gamma=1.0).theta_cov[0, 0]
+    chen = linear.algorithm_moments(
+        "sghmc-chen", p1, h, gradient="injected", B=0.5, B_hat=0.5
+    ).theta_cov[0, 0]
+    assert math.isclose(ba.predicted_sghmc_variance_ratio(h), explicit / chen, rel_tol=1e-12)
+
+
+def test_refreshed_sghmc_variance_limits():
+    assert ba.refreshed_sghmc_variance(0.1, 1, 1.0) == math.inf  # L = 1: a random walk
+    for L in (2, 10, 50):  # ε → 0 at fixed L: L/(L − 1), not 1
+        assert math.isclose(ba.refreshed_sghmc_variance(1e-3, L, 0.01), L / (L - 1), rel_tol=2e-3)
+
+
+# --------------------------------------------------------------------------------------
+# With blackjax
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def validate():
+    pytest.importorskip("jax")
+    pytest.importorskip("blackjax")
+    from sgmcmc_verify.validation import validate
+
+    return validate
+
+
+@pytest.mark.peers
+def test_blackjax_sgld_passes(validate):
+    """blackjax.sgld with ε = h is AGLD eq. (4)'s SGLD: the exact discrete law at every h."""
+    rep = validate(ba.sample_function("sgld"), "sgld", profile="quick")
+    assert rep.verdict == "pass", rep.summary()
+
+
+@pytest.mark.peers
+def test_blackjax_sghmc_integrator_is_euler_maruyama(validate):
+    """diffusions.sghmc with the sghmc-chen parameters has exactly uld-em's discrete law."""
+    impl = ba.sample_function("sghmc-diffusion", algorithm="sghmc-chen")
+    rep = validate(impl, "uld-em", profile="quick")
+    assert rep.verdict == "pass", rep.summary()
+
+
+@pytest.mark.peers
+def test_blackjax_sghmc_integrator_is_not_sgnht_algorithm_1(validate):
+    """Against sghmc-chen it fails, with the Var θ ratio of explicit/semi-implicit Euler.
+
+    The predicted ratio is 1.25, 1.11, 1.05 at h = 0.2, 0.1, 0.05; at 2000 chains the
+    harness resolves the first two (the 5 % at h = 0.05 is below its resolution).
+    """
+    rep = validate(ba.sample_function("sghmc-diffusion"), "sghmc-chen", profile="quick")
+    assert rep.verdict == "fail"
+    for h in (0.2, 0.1):
+        c = _check(rep, f"exact law at h={h:g}")
+        ratio = float(c.numbers["MC var"][0] / c.numbers["exact var"][0])
+        pred = ba.predicted_sghmc_variance_ratio(h)
+        assert c.verdict == "fail", c.message
+        assert abs(ratio - pred) < abs(ratio - 1.0), (h, ratio, pred)
+        # the ratio's relative s.e. at 2000 chains is ≈ √(2/2000) ≈ 0.032 (χ²-like chain
+        # values), so 0.05 is ≈ 1.6 s.e.: α ≈ 0.12 per h for this size check, accepted
+        # because the decisive assertion is the harness's own fail at its stated α
+        assert abs(ratio - pred) < 0.05, (h, ratio, pred)
+
+
+@pytest.mark.peers
+def test_blackjax_sghmc_kernel_with_one_step_is_a_random_walk(validate):
+    """blackjax.sghmc redraws p every call: with one step, θ_k ~ N(0, kh²), no gradient."""
+    rep = validate(ba.sample_function("sghmc"), "sghmc-chen", profile="quick")
+    assert rep.verdict == "fail"
+    for h in (0.2, 0.1, 0.05):
+        c = _check(rep, f"exact law at h={h:g}")
+        pred = ba.random_walk_variance(h, c.numbers["n_steps"], WINDOW)
+        assert c.verdict == "fail"
+        # relative s.e. of a mean of 2000 χ²₁-like chain values ≈ √(2/2000) ≈ 3.2 %, so
+        # 0.1 is ≈ 3.2 s.e.: two-sided α ≈ 1.6e-3 per h
+        assert abs(c.numbers["MC var"][0] / pred - 1) < 0.1, (h, c.numbers["MC var"], pred)
+
+
+@pytest.mark.peers
+def test_blackjax_sghmc_kernel_with_ten_steps_has_the_refresh_bias():
+    """L = 10 steps per call: Var θ → L/(L − 1) of the target's; the closed form is exact."""
+    pytest.importorskip("blackjax")
+    h, L, chains = 0.1, 10, 4000
+    sample = ba.sample_function("sghmc", algorithm="uld-em", num_integration_steps=L)
+    theta = sample(targets.problem_p1(), h, 150, chains, 0)["theta"][:, -100:, 0]
+    per_chain = (theta**2).mean(axis=1)  # the target is N(0, 1)
+    se = per_chain.std(ddof=1) / math.sqrt(chains)
+    pred = ba.refreshed_sghmc_variance(h, L, 1.0)  # 1.0968
+    # independent chains: z-tests with two-sided α = 6.3e-5 (4 s.e.) against the closed
+    # form, and the target's variance rejected at 10 s.e. (power, not size)
+    assert abs(per_chain.mean() - pred) < 4 * se, (per_chain.mean(), se, pred)
+    assert per_chain.mean() - 1.0 > 10 * se
+
+
+@pytest.mark.peers
+def test_blackjax_sgnht_thermostat_settles_higher(validate):
+    """blackjax.sgnht: θ and E[pᵀp]/d agree with Algorithm 1; E ξ is higher by ≈ h·tr(Λ)/d."""
+    rep = validate(ba.sample_function("sgnht"), "sgnht", profile="quick")
+    assert rep.verdict == "fail"
+    a_each = rep.settings["alpha_each"]
+    problem = targets.plan("sgnht").reference_problem
+    for h in (0.1, 0.05):
+        c = _check(rep, f"reference comparison at h={h:g}")
+        nums = c.numbers
+        for key in ("E θ", "Var θ", "E[pᵀp]/d"):
+            assert nums[key]["p"] > a_each, (h, key, nums[key])
+        xi = nums["E ξ"]
+        assert xi["p"] <= a_each, (h, xi)
+        shift = xi["impl"] - xi["reference"]
+        se = abs(shift) / norm.isf(xi["p"] / 2)
+        pred = ba.predicted_sgnht_xi_shift(h, problem)  # 0.145, 0.072
+        # z-test of the shift against the prediction, two-sided α = 2.7e-3 (3 s.e.)
+        assert abs(shift - pred) < 3 * se, (h, shift, se, pred)
