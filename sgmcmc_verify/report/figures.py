@@ -77,16 +77,28 @@ def _bias_vs_h(fig: Any, data: dict[str, Any]) -> None:
                 continue
             h_all.extend(h[keep])
             neg = bool((b[keep] < 0).all())
-            ax.loglog(
+            # Monte Carlo rows carry ``bias_se``: ±2 s.e. bars, clipped above zero on log axes
+            se = s.get("bias_se")
+            yerr = None
+            if se is not None:
+                se2 = 2 * np.asarray(se, dtype=float)[keep]
+                yerr = [np.minimum(se2, 0.9 * np.abs(b[keep])), se2]
+            ax.errorbar(
                 h[keep],
                 np.abs(b[keep]),
+                yerr=yerr,
                 marker="o",
                 markersize=3,
                 linewidth=1,
+                capsize=2 if yerr is not None else 0,
                 color=cmap(i % 20),
                 markerfacecolor="none" if neg else cmap(i % 20),
-                label=f"{s['algorithm']} {s['observable']}" + (" (−)" if neg else ""),
+                label=f"{s['algorithm']} {s['observable']}"
+                + (" (−)" if neg else "")
+                + (" (MC ±2 s.e.)" if yerr is not None else ""),
             )
+            ax.set_xscale("log")
+            ax.set_yscale("log")
         if h_all:
             h0, h1 = min(h_all), max(h_all)
             hs = np.array([h0, h1])
@@ -103,7 +115,7 @@ def _bias_vs_h(fig: Any, data: dict[str, Any]) -> None:
         ax.legend(loc="lower right", ncol=2)
     for ax in axes[len(regimes) :]:
         ax.set_visible(False)
-    fig.suptitle("|bias| against h (exact values); hollow markers: bias < 0")
+    fig.suptitle("|bias| against h (exact values unless marked MC); hollow markers: bias < 0")
 
 
 def _staleness_pmf(fig: Any, data: dict[str, Any]) -> None:
