@@ -827,3 +827,18 @@ def test_fit_order_validation() -> None:
         fit_order(H, v[:3], alpha=0.05)
     two = fit_order(H[:2], v[:2], 0.01 * v[:2], alpha=0.05)
     assert two.lack_of_fit_p is None and two.slope_ci is not None
+
+
+def test_tests_leave_the_callers_draws_untouched():
+    # regression: on a 2-D (chains, draws) array the centring ran in place on the caller's
+    # array, so z_test_mean compared 0 with the expected mean and always rejected
+    from sgmcmc_verify.stats import variance_test, z_test_mean
+
+    x = 1.0 + np.random.default_rng(3).standard_normal((20, 100))
+    before = x.copy()
+    z = z_test_mean(x, 1.0, alpha=0.01)
+    v = variance_test(x, 1.0, alpha=0.01)
+    np.testing.assert_array_equal(x, before)
+    # the same draws, each a correct N(1, 1) sample: both tests at α = 0.01 accept for this
+    # seed (the call order no longer matters: the second test sees the same data)
+    assert not z.reject and not v.reject, (z, v)

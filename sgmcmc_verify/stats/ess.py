@@ -99,9 +99,10 @@ def _centred_draws_last(x: np.ndarray) -> np.ndarray:
     """``x`` as ``(chains, *event, draws)``, contiguous, each chain's mean removed."""
     # FFTs along a contiguous last axis are several times faster than along
     # axis 1 of a (chains, draws, reps) array.
-    xt = np.ascontiguousarray(np.moveaxis(x, 1, -1))
-    xt -= xt.mean(axis=-1, keepdims=True)
-    return xt
+    xt = np.moveaxis(x, 1, -1)
+    # a new array: ascontiguousarray returns ``x`` itself when the moved view is already
+    # contiguous (2-D input), and centring that in place corrupted the caller's draws
+    return np.ascontiguousarray(xt - xt.mean(axis=-1, keepdims=True))
 
 
 def _power(xc: np.ndarray) -> np.ndarray:
