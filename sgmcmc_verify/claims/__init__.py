@@ -132,8 +132,8 @@ EXPECTATIONS: dict[str, str] = {
     "AGLD-T4": "W2(p̂*, p*) ≤ ε/2 with λ = 4ε²/(Ûd²)",
     "AGLD-T5": "nonconvex: stationary W2 bias vs η (Nyström, exact 1-D W2); K(ε) = O(ε⁻⁴)",
     "SGNHT-GAUSS": "§5.1 orderings: SGNHT accurate where SGHMC is not; ξ ≈ A at h = 0.001, ≫ A "
-    "at h = 0.01",
-    "EWSG-EXP-GAUSS": "§5.1 orderings in KL at equal data passes; x̂ and M",
+    "at h = 0.01, = A + B_eff; Normal–Gamma τ vs accuracy on an assumed grid",
+    "EWSG-EXP-GAUSS": "§5.1 orderings in KL at equal data passes (incl. pSGLD baseline); x̂ and M",
     "AGLD-EXP-GMM": "§6.1: TMU-RA closest to the mixture target; LMC and SGLD deviate",
     "AGLD-EXP-TMU": "§6.2 (synthetic ridge regression): TMU beats PTU and PPU per access",
     "SVRHMC-EXP": "UCI data sets: not available offline",
