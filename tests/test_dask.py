@@ -54,3 +54,48 @@ def test_missing_distributed_is_one_line_and_exit_2(monkeypatch, capsys, tmp_pat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'sgmcmc-verify[dask]'" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_the_units_of_a_claim_run_as_dask_tasks_of_their_own():
+    # each unit reports the key of the Dask task it ran in: fresh keys, none the claim's own
+    from sgmcmc_verify.parallel import map_units
+
+    def claim(cid):
+        from distributed.worker import thread_state
+
+        units = map_units(
+            lambda x: (x, __import__("distributed").worker.thread_state.key), range(5)
+        )
+        return thread_state.key, units
+
+    seen = []
+    run_on_dask("local", ["X"], claim, seen.append, lambda cid, exc: exc)
+    ((claim_key, units),) = seen
+    assert [u[0] for u in units] == list(range(5))  # in order
+    keys = {u[1] for u in units}
+    assert len(keys) == 5 and claim_key not in keys
+
+
+def test_seed_blocks_on_dask_give_the_serial_numbers():
+    # the SGNHT checks' (step size, seed block) units: 4 blocks of 250 chains
+    import numpy as np
+
+    from sgmcmc_verify.claims.sgnht_thermostat import _run_batches
+    from sgmcmc_verify.problems import double_well
+    from sgmcmc_verify.registry import make_sampler
+
+    def run(cid=None):
+        return _run_batches(
+            make_sampler, "sgnht", double_well(), h=0.05, theta0=np.zeros((1000, 1)),
+            t_total=2.0, thin=1, batch=250, seed=7, tags=(1, 2), record=("theta", "xi"),
+            reduce=lambda res: {"xi": res.draws["xi"][:, -1], "th": res.draws["theta"][:, -1]},
+            A=1.0, B=0.5, gradient="injected",
+        )  # fmt: skip
+
+    serial = run()
+    seen = []
+    run_on_dask("local", ["SGNHT-THERMAL"], run, seen.append, lambda cid, exc: exc)
+    (dist,) = seen
+    assert set(dist) == {"xi", "th"} and dist["xi"].shape[0] == 1000
+    for k in serial:
+        np.testing.assert_array_equal(dist[k], serial[k])

@@ -89,6 +89,7 @@ import scipy.stats
 
 from ..algorithms import Sampler
 from ..driver import RunResult, run_sampler
+from ..parallel import map_units
 from ..problems.base import Problem
 from ..problems.double_well import DoubleWell, double_well
 from ..problems.gaussian import GaussianQuadratic
@@ -189,16 +190,18 @@ def _run_batches(
 
     ``reduce`` maps a batch's :class:`~sgmcmc_verify.driver.RunResult` to arrays
     whose first axis is the batch's chains; the batches are concatenated.  Batch
-    ``b`` uses seed ``_int_seed(seed, *tags, b)``.
+    ``b`` uses seed ``_int_seed(seed, *tags, b)``.  The batches are the units of
+    :func:`~sgmcmc_verify.parallel.map_units`: on a Dask cluster they run as tasks of
+    their own.
     """
     chains = theta0.shape[0]
     n_steps = round(t_total / h)
-    out: dict[str, list[np.ndarray]] = {}
-    for b, start in enumerate(range(0, chains, batch)):
-        stop = min(start + batch, chains)
-        sampler = make(name, problem, h=h, **params)
+
+    def unit(block: tuple[int, int, int]) -> dict[str, np.ndarray]:
+        # one (step size, seed block) unit: its own seed, so any mapper gives the same numbers
+        b, start, stop = block
         res = run_sampler(
-            sampler,
+            make(name, problem, h=h, **params),
             n_steps=n_steps,
             chains=stop - start,
             seed=_int_seed(seed, *tags, b),
@@ -207,9 +210,11 @@ def _run_batches(
             thin=thin,
             record=record,
         )
-        for k, v in reduce(res).items():
-            out.setdefault(k, []).append(np.asarray(v))
-    return {k: np.concatenate(v) for k, v in out.items()}
+        return {k: np.asarray(v) for k, v in reduce(res).items()}
+
+    blocks = [(b, s, min(s + batch, chains)) for b, s in enumerate(range(0, chains, batch))]
+    out = map_units(unit, blocks)
+    return {k: np.concatenate([o[k] for o in out]) for k in out[0]}
 
 
 def _mean_se(values: np.ndarray) -> tuple[float, float]:

@@ -1,9 +1,10 @@
 """Run the report's claim checks on a Dask distributed cluster (``report --scheduler``).
 
-The unit of work is one task per claim: ``claims.check`` runs a whole claim (all its
-step sizes and seed blocks) in one call.  Finer units, e.g. (claim, step size,
-seed-block), would spread a slow claim over several workers, but they would need the
-checks to expose them; the report would be the same either way.
+Each claim is one task, and it runs with :func:`sgmcmc_verify.parallel.dask_mapper`
+installed: the (step size, seed block) units a check hands to
+:func:`~sgmcmc_verify.parallel.map_units` become tasks of their own, so a slow claim
+spreads over the cluster.  Every unit carries its own seed, so the report is the same
+as with ``--jobs 1``.
 
 ``distributed`` is an optional dependency (``pip install 'sgmcmc-verify[dask]'``) and is
 imported only when a scheduler is asked for.
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from ..parallel import run_with_units
 
 #: The ``--scheduler`` value that starts a local cluster instead of connecting to one.
 LOCAL = "local"
@@ -61,7 +64,7 @@ def run_on_dask(
         client = Client(address)
     try:
         # pure=False: fresh keys, so a shared scheduler never hands back an older run's result
-        futures = {client.submit(task, cid, pure=False): cid for cid in ids}
+        futures = {client.submit(run_with_units, task, cid, pure=False): cid for cid in ids}
         try:
             for fut in as_completed(futures):
                 try:
