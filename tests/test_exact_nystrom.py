@@ -462,3 +462,125 @@ def test_lmc_double_well_small_step_matches_nystrom(dw):
     obs = np.concatenate([th, th**2, th**4], axis=-1)
     out = z_test_mean(obs, [law.moments[k] for k in ny.PHI], alpha=ALPHA, method="chain_means")
     assert not out.reject, out.description
+
+
+# -- transient laws and W2 mixing times (deterministic: exact references, no α spent) ------
+
+
+def _lmc_gaussian_law(a, mu, h, x0, k):
+    """LMC on N(μ, 1/a) from x0: exactly N(m_k, v_k), m_k = μ + r^k (x0 − μ), r = 1 − ha,
+    v_k = 2h Σ_{j<k} r^{2j} (a linear recursion with Gaussian noise, derived here)."""
+    r = 1 - h * a
+    return mu + r**k * (x0 - mu), 2 * h * (1 - r ** (2 * k)) / (1 - r * r)
+
+
+def test_target_quantile_matches_the_gaussian_ppf():
+    """G⁻¹ of N(0.3, 1/2) against scipy's ppf, within the stated interpolation bound."""
+    a, mu = 2.0, 0.3
+    prob = GaussianQuadratic(np.array([[mu]]), np.array([[[a]]]), name="g")
+    q = ny.target_quantile(prob)
+    u = np.concatenate(
+        [np.logspace(-12, -1, 23), np.linspace(0.1, 0.9, 41), 1 - np.logspace(-1, -9, 17)]
+    )
+    err = np.abs(q(u) - norm.ppf(u, mu, 1 / math.sqrt(a)))
+    assert err.max() <= q.error < 1e-7
+    # power: a quantile table of the wrong variance is far outside the bound
+    wrong = ny.target_quantile(
+        GaussianQuadratic(np.array([[mu]]), np.array([[[1.1 * a]]]), name="w")
+    )
+    assert np.abs(wrong(u) - norm.ppf(u, mu, 1 / math.sqrt(a))).max() > 100 * q.error
+
+
+@pytest.mark.parametrize(("a", "mu", "h", "x0"), [(2.0, 0.3, 0.05, 2.5), (0.5, -1.0, 0.2, 3.0)])
+def test_transient_lmc_on_a_gaussian_matches_the_exact_k_step_law(a, mu, h, x0):
+    """Nyström p_k against N(m_k, v_k): density and CDF to 1e-12, W2 to π to 1e-8.
+
+    W2 between 1-D Gaussians is √((m1 − m2)² + (s1 − s2)²) (closed form), so the
+    W2 anchor is independent of the quantile machinery.
+    """
+    prob = GaussianQuadratic(np.array([[mu]]), np.array([[[a]]]), name="g")
+    q = ny.target_quantile(prob)
+    laws = ny.TransientLaws(prob, h, x0)
+    y = np.linspace(mu - 4, x0 + 1, 201)
+    for k in (1, 2, 7, 50, 400):
+        m, v = _lmc_gaussian_law(a, mu, h, x0, k)
+        assert np.abs(laws.pdf(k, y) - norm.pdf(y, m, math.sqrt(v))).max() < 1e-12, k
+        assert np.abs(laws.cdf(k, y) - norm.cdf(y, m, math.sqrt(v))).max() < 1e-12, k
+        exact = math.hypot(m - mu, math.sqrt(v) - 1 / math.sqrt(a))
+        assert abs(laws.w2(k, q) - exact) < 1e-8, (k, laws.w2(k, q), exact)
+        assert abs(laws.mass_defect(k)) < 1e-11
+    # power: the noise-scale bug √h (instead of √(2h)) is off by far more than the tolerance
+    bug = ny.TransientLaws(prob, h, x0, noise=1 / math.sqrt(2))
+    m, v = _lmc_gaussian_law(a, mu, h, x0, 400)
+    assert abs(bug.w2(400, q) - math.hypot(m - mu, math.sqrt(v) - 1 / math.sqrt(a))) > 0.1
+
+
+def test_transient_law_converges_to_the_stationary_solve(dw):
+    """After 2^20 steps (≈ 4·10⁴ time units at h = 0.04) the propagated masses are GTH's."""
+    h = 0.04
+    law = ny.stationary_expectations(dw, h)
+    laws = ny.TransientLaws(dw, h, 2.5, nodes=law.n_nodes, L=law.L)
+    m = laws.masses(2**20)
+    assert np.abs(m / m.sum() - law.weights * law.density).max() < 1e-12
+    x2 = float(m @ laws.nodes**2) / m.sum()
+    assert abs(x2 - law.moments["x2"]) < 1e-10
+    assert np.abs(laws.stationary() - law.weights * law.density).max() < 1e-14
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.03])
+def test_mixing_time_of_lmc_on_a_gaussian_matches_the_closed_form(eps):
+    """K(ε) from Nyström equals the K read off the exact Gaussian W2 path (every k)."""
+    a, mu, h, x0 = 1.0, 0.0, 0.05, 3.0
+    prob = GaussianQuadratic(np.array([[mu]]), np.array([[[a]]]), name="g")
+    mt = ny.w2_mixing_time(prob, h, x0, eps, ny.target_quantile(prob))
+    ks = np.arange(1, 5000)
+    m, v = _lmc_gaussian_law(a, mu, h, x0, ks)
+    w = np.hypot(m - mu, np.sqrt(v) - 1 / math.sqrt(a))
+    K = int(ks[np.nonzero(w > eps)[0][-1]]) + 1
+    assert mt.K == K and mt.K_check == K
+    assert mt.w2_before > eps >= mt.w2_at and mt.monotone_after
+    assert mt.certified_from >= K and mt.error < 1e-7
+    # the stationary W2 of LMC on N(μ, 1/a): |σ_h − σ| with σ_h² = 2/(a(2 − ha))
+    assert mt.stationary_w2 == pytest.approx(abs(math.sqrt(2 / (a * (2 - h * a))) - 1), abs=1e-8)
+
+
+def test_mixing_time_error_estimate_bounds_a_doubled_node_solve(dw):
+    """Double well, ε = 0.4, η = ε⁴/2: W2 at K − 1, K within the (3/4-node) error estimate
+    of a doubled-node solve; both solves agree on K, and K − 1 is above ε by more than it."""
+    eps = 0.4
+    h = 0.5 * eps**4
+    q = ny.target_quantile(dw)
+    mt = ny.w2_mixing_time(dw, h, 2.5, eps, q, check=0.75)
+    fine = ny.TransientLaws(dw, h, 2.5, nodes=2 * mt.n_nodes)
+    for k, w in ((mt.K - 1, mt.w2_before), (mt.K, mt.w2_at)):
+        assert abs(fine.w2(k, q) - w) <= mt.error, k
+    assert mt.K_check == mt.K and mt.K_uncertainty < 0.5
+    assert mt.w2_before - eps > mt.error and eps - mt.w2_at > mt.error
+    # the certificate: W2 stays below ε at later steps
+    assert all(fine.w2(k, q) <= eps for k in (mt.K + 1, 2 * mt.K, mt.certified_from + 7))
+
+
+def test_mixing_time_is_none_for_a_chain_with_the_wrong_noise(dw):
+    """Power: noise √η instead of √(2η) targets ∝ exp(−2U): W2(π_η, π) ≈ 1.4 > ε."""
+    q = ny.target_quantile(dw)
+    mt = ny.w2_mixing_time(dw, 0.5 * 0.4**4, 2.5, 0.4, q, noise=1 / math.sqrt(2))
+    assert mt.K is None and mt.stationary_w2 > 1.0
+
+
+def test_polynomial_sum_without_exact_values_drives_the_same_chain(qsum):
+    fast = ny.PolynomialSum1D(qsum.coeffs, name="fast", exact=False)
+    assert fast.exact == {}
+    t = np.linspace(-2, 2, 9)[:, None]
+    assert np.array_equal(fast.all_component_grads(t), qsum.all_component_grads(t))
+    assert np.array_equal(fast.potential(t), qsum.potential(t))
+
+
+def test_transient_bad_arguments_are_rejected(dw):
+    with pytest.raises(ValueError, match="one-dimensional"):
+        ny.TransientLaws(gaussian_differing(3, 2), 0.1, 0.0)
+    with pytest.raises(ValueError, match="leaves"):
+        ny.TransientLaws(dw, 0.01, 7.5)
+    with pytest.raises(ValueError, match="sgld"):
+        ny.TransientLaws(dw, 0.01, 0.0, n=1)
+    with pytest.raises(ValueError, match="farther"):
+        ny.w2_mixing_time(dw, 0.01, -2.9, 3.0, ny.target_quantile(dw))

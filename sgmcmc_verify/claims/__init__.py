@@ -125,12 +125,13 @@ EXPECTATIONS: dict[str, str] = {
     "SVRHMC-INV": "Fokker-Planck residual of eqs. (3)-(4) ≡ 0 for exp(−f − pᵀp/2)",
     "EWSG-T2": "in what sense the eq. (4) kernel equals the full-gradient kernel; TV/KL of the "
     "practical schemes vs uniform SG",
-    "AGLD-T1": "stationary W2 bias vs η and K(ε) with η ∝ ε² (exact for LMC, Gelbrich lower "
-    "bounds for AGLD)",
+    "AGLD-T1": "stationary W2 bias vs η and K(ε) with η ∝ ε² (exact for LMC; for AGLD the "
+    "Gelbrich lower bound and the LMC-coupling upper bound from exact moments)",
     "AGLD-T2": "K(ε) = O(log(1/ε)/ε) with η ∝ ε under a Lipschitz Hessian",
     "AGLD-T3": "TMU-RA: K(ε) scaling in κ, d, n, ε",
     "AGLD-T4": "W2(p̂*, p*) ≤ ε/2 with λ = 4ε²/(Ûd²)",
-    "AGLD-T5": "nonconvex: stationary W2 bias vs η (Nyström, exact 1-D W2); K(ε) = O(ε⁻⁴)",
+    "AGLD-T5": "nonconvex: stationary W2 bias vs η (Nyström, exact 1-D W2); K(ε) = O(ε⁻⁴) with "
+    "η ∝ ε⁴ from the transient Nyström law",
     "SGNHT-GAUSS": "§5.1 orderings: SGNHT accurate where SGHMC is not; ξ ≈ A at h = 0.001, ≫ A "
     "at h = 0.01, = A + B_eff; Normal–Gamma τ vs accuracy on an assumed grid",
     "EWSG-EXP-GAUSS": "§5.1 orderings in KL at equal data passes (incl. pSGLD baseline); x̂ and M",

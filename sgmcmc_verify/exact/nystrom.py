@@ -62,10 +62,25 @@ rounding, plus the part of ``E|φ|`` that one step of the chain carries outside
 exponentially, so this bounds the base solve's error with a wide margin when the
 differences are at round-off.
 The underdamped (θ, p) chain is not covered: see :func:`stationary_expectations`.
+
+Transient laws and W2 mixing times
+----------------------------------
+:class:`TransientLaws` propagates the law of the chain started at a point
+through the same Nyström matrix, ``m_{k+1} = m_k P`` (nodal masses
+``m_{k,j} = w_j p_k(x_j)``), with binary powers of ``P`` for large ``k``.
+:meth:`TransientLaws.w2` gives ``W2(p_k, π)`` exactly in 1-D from the monotone
+optimal map ``G⁻¹∘F_k`` (``F_k`` in closed form from the interpolant, ``G⁻¹`` of
+the target tabulated by :func:`target_quantile`), and :func:`w2_mixing_time` the
+ε-mixture time of AGLD §2.1, ``K(ε) = min{K : W2(p_k, π) ≤ ε ∀k ≥ K}``, with a
+total-variation certificate for "every later ``k``".  Its error estimate
+repeats the solve with another node count on the same ``[−L, L]`` (module
+default for AGLD-T5: 3/4 or 3/2 of the nodes) and adds the quantile table's
+interpolation bound and the normalisation defect.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Sequence
@@ -84,14 +99,19 @@ from ..problems.gaussian import GaussianQuadratic
 __all__ = [
     "PHI",
     "Bias",
+    "MixingTime",
     "PolynomialSum1D",
+    "Quantile",
     "StationaryLaw",
+    "TransientLaws",
     "batch_law",
     "quartic",
     "quartic_sum",
     "stationary_bias",
     "stationary_expectations",
     "target_moments",
+    "target_quantile",
+    "w2_mixing_time",
 ]
 
 #: The test functions: ``"x"`` is ``E[x]``, ``"x2"`` is ``E[x²]``, ``"x4"`` is ``E[x⁴]``.
@@ -303,6 +323,29 @@ def _gth(P: np.ndarray) -> np.ndarray:
     return p / p.sum()
 
 
+def _nystrom_matrix(problem, h, scheme, batch, n_nodes, L, noise=1.0):
+    """Nodes, weights, kernel means, batch weights, kernel width and ``P_ji = w_i K(x_j, x_i)``.
+
+    ``n_nodes`` Gauss–Legendre nodes on ``[−L, L]``; the kernel is the Gaussian
+    mixture of the module notes with standard deviation ``s = noise·√(2h)``
+    (``noise = 1``: AGLD eqs. (3)-(5); another value is a planted bug).  Row ``j``
+    is the law of the next state from node ``j``, column ``i`` the node it lands on.
+    """
+    # scipy rather than numpy.polynomial.legendre.leggauss: numpy's dense eigensolve
+    # is O(n³) and slow under thread contention; scipy's nodes and weights agree
+    # with 40-digit ones to 1e-14 relative away from the ends (checked at n = 257).
+    t, w = roots_legendre(n_nodes)
+    x, w = L * t, L * w
+    means, probs = _kernel_means(problem, h, x, scheme, batch)
+    s = noise * math.sqrt(2.0 * h)
+    P = np.zeros((n_nodes, n_nodes))
+    for k, p in enumerate(probs):
+        z = (x[None, :] - means[:, k, None]) / s  # z[j, i]: from node j to node i
+        P += p * np.exp(-0.5 * z * z)
+    P *= w[None, :] / (s * math.sqrt(2 * math.pi))
+    return x, w, means, probs, s, P
+
+
 def _solve(problem, h, scheme, batch, n_nodes, L):
     """One Nyström solve, as a :class:`_Solution`.
 
@@ -313,18 +356,7 @@ def _solve(problem, h, scheme, batch, n_nodes, L):
     kept at the node: a perturbation of the killed (quasi-stationary) operator of
     size ``outside_mass``, which is required to be negligible.
     """
-    # scipy rather than numpy.polynomial.legendre.leggauss: numpy's dense eigensolve
-    # is O(n³) and slow under thread contention; scipy's nodes and weights agree
-    # with 40-digit ones to 1e-14 relative away from the ends (checked at n = 257).
-    t, w = roots_legendre(n_nodes)
-    x, w = L * t, L * w
-    means, probs = _kernel_means(problem, h, x, scheme, batch)
-    s = math.sqrt(2.0 * h)
-    P = np.zeros((n_nodes, n_nodes))
-    for k, p in enumerate(probs):
-        z = (x[None, :] - means[:, k, None]) / s  # z[j, i]: from node j to node i
-        P += p * np.exp(-0.5 * z * z)
-    P *= w[None, :] / (s * math.sqrt(2 * math.pi))
+    x, w, means, probs, s, P = _nystrom_matrix(problem, h, scheme, batch, n_nodes, L)
     p = _gth(P)
     v = p / w
     tails = _outside_moments(L, means, s) @ probs  # (5, nodes): E[|x'|^q; |x'| > L | x_j]
@@ -531,6 +563,551 @@ def stationary_expectations(
     )
 
 
+# -- transient laws ------------------------------------------------------------------------
+
+
+class TransientLaws:
+    """The laws ``p_k`` of LMC or SGLD in 1-D after ``k`` steps from a point, by Nyström.
+
+    The chain (AGLD eq. (3) or (4)) starts at ``x_0``; its law after one step is
+    the Gaussian mixture ``p_1 = K(x_0, ·)``, and after ``k + 1`` steps
+
+    .. math::
+
+        p_{k+1}(y) = \\int p_k(x) K(x, y)\\, dx
+        \\approx \\sum_j m_{k,j} K(x_j, y), \\qquad m_{k,j} = w_j p_k(x_j),
+
+    the Nyström discretisation of the forward (Chapman–Kolmogorov) equation on the
+    same Gauss–Legendre nodes and with the same matrix ``P_ji = w_i K(x_j, x_i)``
+    as the stationary solve (:func:`stationary_expectations`): the nodal masses
+    propagate as ``m_{k+1} = m_k P``, and ``m_{k+j} = m_k P^j`` is evaluated with
+    the binary powers ``P^{2^i}`` (computed once, by squaring), so any ``k`` costs
+    ``O(n² log k)``.  Each row of ``P`` is rescaled to the kernel's exact mass
+    inside ``[−L, L]`` (closed form), so the quadrature's ≈1e-14 row-sum defect
+    does not accumulate over ``k`` steps (it would drift the law by ``k·1e-14``).
+    ``p_k`` itself is the interpolant ``Σ_j m_{k−1,j} K(x_j, ·)``, a Gaussian
+    mixture whose CDF is closed form (:meth:`cdf`).  Mass that leaves ``[−L, L]``
+    is lost (the killed chain, as in the module notes); :meth:`mass_defect`
+    reports ``1 − Σ_j m_{k,j}``.
+
+    Parameters
+    ----------
+    problem : Problem
+        One-dimensional.
+    h : float
+        Step size.
+    x0 : float
+        The starting point; the first step's kernel must lie inside ``[−L, L]``
+        (its mean at least ``10 s`` from the ends).
+    scheme : {"lmc", "sgld"}
+    n : int, optional
+        SGLD batch size (as :func:`stationary_expectations`).
+    nodes : int, optional
+        Default ``max(64, ⌈6 L/s⌉)``, ``s = √(2h)`` the kernel width, as the
+        stationary solve.  Fewer do not do: while ``p_k`` is still as narrow as the
+        kernel (the first steps from a point), the integrand ``p_k K`` has width
+        ``s/√2``; at 4 nodes per width that costs ~1e-8 per step, which the slow
+        mode then keeps (seen as ~1e-6 in ``W2`` against doubled nodes).
+    L : float, optional
+        Default as :func:`stationary_expectations`'s starting ``L`` (``U`` risen
+        ``tail_nats`` above its minimum).
+    tail_nats : float
+    noise : float
+        The kernel's standard deviation is ``noise·√(2h)``; ``1`` is AGLD eq. (5),
+        any other value is a planted bug (e.g. ``1/√2``: noise ``√h``).
+
+    Notes
+    -----
+    Error: the quadrature error of one step is exponentially small in
+    ``n s/L`` and accumulates at most linearly in ``k``; callers estimate it by
+    repeating the computation with doubled nodes (:func:`w2_mixing_time` does).
+    Atkinson, *The Numerical Solution of Integral Equations of the Second Kind*
+    (CUP 1997), §4.1 for the method.
+    """
+
+    def __init__(
+        self,
+        problem: Problem,
+        h: float,
+        x0: float,
+        *,
+        scheme: str = "lmc",
+        n: int | None = None,
+        nodes: int | None = None,
+        L: float | None = None,
+        tail_nats: float = 50.0,
+        noise: float = 1.0,
+    ):
+        if problem.d != 1:
+            raise ValueError(f"the Nyström solver is one-dimensional; problem has d = {problem.d}")
+        self.h = positive("h", h)
+        self.scheme = choice("scheme", scheme, ("lmc", "sgld"))
+        if self.scheme == "sgld":
+            n = positive_int("n", min(10, problem.N) if n is None else n)
+            if math.comb(problem.N + n - 1, n) > _MAX_COMPONENTS:
+                raise ValueError(f"the batch law has more than {_MAX_COMPONENTS} multisets")
+        elif n is not None:
+            raise ValueError("n (batch size) applies to scheme='sgld' only")
+        self.batch = n
+        self.noise = positive("noise", noise)
+        auto = L is None
+        self.L = _auto_L(problem, positive("tail_nats", tail_nats)) if auto else positive("L", L)
+        self.s = self.noise * math.sqrt(2.0 * self.h)
+        if nodes is None:
+            nodes = max(_MIN_NODES, math.ceil(_NODES_PER_WIDTH * self.L / self.s))
+        nodes = positive_int("nodes", nodes, minimum=8)
+        x, w, means, probs, s, P = _nystrom_matrix(
+            problem, self.h, self.scheme, self.batch, nodes, self.L, self.noise
+        )
+        # Mass-conserving rows: scale row j to the kernel's exact mass inside [−L, L]
+        # (closed form), removing the quadrature's systematic row-sum defect (≈1e-14 per
+        # step, which k steps would otherwise accumulate into a k·1e-14 drift).
+        inside = (ndtr((self.L - means) / s) - ndtr((-self.L - means) / s)) @ probs
+        P *= (inside / P.sum(axis=1))[:, None]
+        self.nodes, self.weights, self._means, self._probs, self._P = x, w, means, probs, P
+        self.x0 = float(x0)
+        first, _ = _kernel_means(problem, self.h, np.array([self.x0]), self.scheme, self.batch)
+        self._first_means = first  # (1, M)
+        if np.max(np.abs(first)) + 10 * s > self.L:
+            raise ValueError(f"x0 = {x0:g}: the first step leaves [−{self.L:.4g}, {self.L:.4g}]")
+        z = (x[None, :] - first[0][:, None]) / s  # (M, nodes)
+        dens = probs @ np.exp(-0.5 * z * z) / (s * math.sqrt(2 * math.pi))
+        self._m1 = w * dens
+        self._powers = [P]
+        self._done, self._saved = [1], {1: self._m1}  # every computed step, sorted
+        self._C: np.ndarray | None = None
+        self._stat: np.ndarray | None = None
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes)
+
+    def _power(self, i: int) -> np.ndarray:
+        while len(self._powers) <= i:
+            A = self._powers[-1]
+            self._powers.append(A @ A)
+        return self._powers[i]
+
+    def masses(self, k: int) -> np.ndarray:
+        """Nodal masses ``m_{k,j} = w_j p_k(x_j)`` of the law after ``k ≥ 1`` steps.
+
+        Starts from the latest step already computed that is not after ``k`` (every
+        result is kept), then applies the binary powers of ``P``.
+        """
+        k = positive_int("k", k)
+        i0 = bisect.bisect_right(self._done, k) - 1
+        k0 = self._done[i0]
+        m = self._saved[k0]
+        delta, i = k - k0, 0
+        while delta:
+            if delta & 1:
+                m = m @ self._power(i)
+            delta >>= 1
+            i += 1
+        if k not in self._saved:
+            bisect.insort(self._done, k)
+            self._saved[k] = m
+        return m
+
+    def mass_defect(self, k: int) -> float:
+        """``1 − Σ_j m_{k,j}``: mass lost off ``[−L, L]`` plus rounding.
+
+        The rows of the propagation matrix are scaled to the kernel's exact mass
+        inside ``[−L, L]``, so no quadrature defect accumulates.
+        """
+        return float(1.0 - self.masses(k).sum())
+
+    def stationary(self) -> np.ndarray:
+        """Nodal masses of the (quasi-)stationary law ``π_h``: GTH on the same ``P``."""
+        if self._stat is None:
+            self._stat = _gth(self._P)
+        return self._stat
+
+    def tv_to_stationary(self, k: int) -> float:
+        """``‖p_k − π_h‖_TV ≈ ½ Σ_j |m_{k,j} − w_j π_h(x_j)|`` (the same quadrature).
+
+        Non-increasing in ``k`` for any Markov kernel (data processing), so it
+        bounds the distance to ``π_h`` at every later step too.
+        """
+        return 0.5 * float(np.abs(self.masses(k) - self.stationary()).sum())
+
+    def stationary_w2(self, quantile: Quantile) -> float:
+        """``W2(π_h, π)``: as :meth:`w2`, for the law ``π_h = π_h P``."""
+        p = self.stationary()
+        self._at_nodes(2)  # builds the CDF matrix
+        d = self.nodes - quantile(p @ self._C)
+        return math.sqrt(max(float((p @ self._P) @ (d * d)), 0.0))
+
+    def _pre(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Mixture weights and means of ``p_k``: ``(m_{k−1} ⊗ p_S, means)``, or the first step."""
+        if k == 1:
+            return self._probs[None, :], self._first_means
+        return self.masses(k - 1)[:, None] * self._probs[None, :], self._means
+
+    def cdf(self, k: int, y) -> np.ndarray:
+        """``P(x_k ≤ y)``: the Nyström interpolant of ``p_k`` integrated in closed form."""
+        a, mu = self._pre(positive_int("k", k))
+        y = np.asarray(y, dtype=np.float64)
+        flat = y.reshape(-1)
+        out = np.empty(flat.shape)
+        for lo in range(0, flat.size, 2048):
+            z = (flat[lo : lo + 2048, None, None] - mu[None]) / self.s
+            out[lo : lo + 2048] = np.einsum("yjm,jm->y", ndtr(z), a)
+        return out.reshape(y.shape)
+
+    def pdf(self, k: int, y) -> np.ndarray:
+        """The Nyström interpolant ``p_k(y)``, elementwise."""
+        a, mu = self._pre(positive_int("k", k))
+        y = np.asarray(y, dtype=np.float64)
+        flat = y.reshape(-1)
+        out = np.empty(flat.shape)
+        c = self.s * math.sqrt(2 * math.pi)
+        for lo in range(0, flat.size, 2048):
+            z = (flat[lo : lo + 2048, None, None] - mu[None]) / self.s
+            out[lo : lo + 2048] = np.einsum("yjm,jm->y", np.exp(-0.5 * z * z), a) / c
+        return out.reshape(y.shape)
+
+    def _at_nodes(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``F_k`` at the nodes and the masses ``m_k``, both from ``m_{k−1}``.
+
+        ``F_k(x_i) = Σ_j m_{k−1,j} C_ji`` with ``C_ji = Σ_S p_S Φ((x_i − mean_jS)/s)``
+        and ``m_k = m_{k−1} P``; only ``m_{k−1}`` is kept, so that a scan
+        ``k, k+B, k+2B, …`` (``B`` a power of two) costs one product with a cached
+        power per point.
+        """
+        if k == 1:
+            return self.cdf(1, self.nodes), self._m1
+        if self._C is None:
+            C = np.zeros_like(self._P)
+            for c, p in enumerate(self._probs):
+                C += p * ndtr((self.nodes[None, :] - self._means[:, c, None]) / self.s)
+            self._C = C
+        prev = self.masses(k - 1)
+        return prev @ self._C, prev @ self._P
+
+    def w2(self, k: int, quantile: Quantile) -> float:
+        """``W2(p_k, π)`` for the target ``π`` with quantile function ``quantile``.
+
+        In 1-D the optimal coupling is monotone, ``T = G^{-1} ∘ F_k``, so
+
+        .. math::
+
+            W_2^2(p_k, \\pi) = \\int_0^1 (F_k^{-1}(u) - G^{-1}(u))^2\\, du
+            = \\int (x - G^{-1}(F_k(x)))^2 p_k(x)\\, dx
+            \\approx \\sum_j m_{k,j} \\bigl(x_j - G^{-1}(F_k(x_j))\\bigr)^2,
+
+        the Gauss–Legendre rule of the propagation (the integrand is smooth where
+        ``p_k`` has mass; mass off ``[−L, L]`` is dropped, see :meth:`mass_defect`).
+        ``F_k`` at the nodes is the closed-form CDF of the interpolant.  Errors:
+        the propagation's (doubled-node comparison), ``quantile.error`` in the map
+        (hence at most that in ``W2``, by the triangle inequality in ``L²(p_k)``),
+        and the defect.
+
+        Parameters
+        ----------
+        k : int
+            Steps, ``≥ 1``.
+        quantile : Quantile
+            ``G^{-1}`` of the target (:func:`target_quantile`).
+
+        Returns
+        -------
+        float
+        """
+        F, m = self._at_nodes(positive_int("k", k))
+        d = self.nodes - quantile(F)
+        return math.sqrt(max(float(m @ (d * d)), 0.0))
+
+
+@dataclass(frozen=True)
+class Quantile:
+    """The quantile function ``G^{-1}`` of a 1-D density ``∝ exp(−U)``, tabulated.
+
+    Attributes
+    ----------
+    grid : ndarray
+        Uniform grid on ``[−R, R]``.
+    cdf, sf : ndarray
+        ``G`` and ``1 − G`` on the grid, each accumulated from its own end (so
+        both tails keep their relative accuracy).
+    error : float
+        Bound on ``|Ĝ^{-1}(u) − G^{-1}(u)|`` where the density exceeds
+        ``10^{-16}`` of its maximum: ``Δ² max|U'|/8`` (linear interpolation of ``G``
+        between grid points, whose second derivative is ``g' = −U' g``).
+    provenance : str
+    """
+
+    grid: np.ndarray
+    cdf: np.ndarray
+    sf: np.ndarray
+    error: float
+    provenance: str
+
+    def __call__(self, u) -> np.ndarray:
+        u = np.asarray(u, dtype=np.float64)
+        left = np.interp(u, self.cdf, self.grid)
+        right = np.interp(-(1.0 - u), -self.sf, self.grid)  # −sf increases with the grid
+        return np.where(u <= 0.5, left, right)
+
+
+def target_quantile(problem: Problem, *, tail_nats: float = 60.0, cells: int = 2**17) -> Quantile:
+    """:class:`Quantile` of the target ``π ∝ exp(−U)`` of a 1-D problem.
+
+    ``G`` is accumulated over ``cells`` equal cells of ``[−R, R]`` (``R`` where
+    ``U`` has risen ``tail_nats`` above its minimum, :func:`_auto_L`), each
+    integrated by 8-point Gauss–Legendre (error far below rounding for cells of
+    width ``~10⁻⁴``), and normalised by the total; the mass beyond ``±R`` is below
+    ``e^{−tail_nats}`` relative and ignored.
+
+    Parameters
+    ----------
+    problem : Problem
+        One-dimensional.
+    tail_nats : float
+    cells : int
+
+    Returns
+    -------
+    Quantile
+    """
+    if problem.d != 1:
+        raise ValueError(f"target_quantile is one-dimensional; problem has d = {problem.d}")
+    cells = positive_int("cells", cells, minimum=16)
+    R = _auto_L(problem, positive("tail_nats", tail_nats))
+    grid = np.linspace(-R, R, cells + 1)
+    t, w = roots_legendre(8)
+    half = 0.5 * (grid[1] - grid[0])
+    pts = (0.5 * (grid[:-1] + grid[1:]))[:, None] + half * t[None, :]
+    U = problem.potential(pts.reshape(-1, 1)).reshape(pts.shape)
+    U0 = float(U.min())
+    mass = np.exp(-(U - U0)) @ w * half
+    total = mass.sum()
+    cdf = np.concatenate(([0.0], np.cumsum(mass))) / total
+    sf = np.concatenate((np.cumsum(mass[::-1])[::-1], [0.0])) / total
+    # strictly monotone tables for np.interp (far tails can underflow to equal values)
+    cdf = np.maximum.accumulate(cdf)
+    sf = np.minimum.accumulate(sf)
+    g = np.exp(-(problem.potential(grid[:, None]) - U0))
+    live = g > 1e-16 * g.max()
+    dU = np.abs(problem.grad(grid[live][:, None])[:, 0])
+    err = float((2 * half) ** 2 * dU.max() / 8)
+    return Quantile(
+        grid=grid,
+        cdf=cdf,
+        sf=sf,
+        error=err,
+        provenance=(
+            f"CDF of exp(−U) on [−{R:.4g}, {R:.4g}], {cells} cells × 8-point Gauss–Legendre, "
+            f"linear inverse interpolation (error ≤ Δ² max|U'|/8 = {err:.1g})"
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class MixingTime:
+    """``K(ε)`` of a 1-D chain in ``W2`` (:func:`w2_mixing_time`).
+
+    Attributes
+    ----------
+    K : int or None
+        ``min{K : W2(p_k, π) ≤ ε for every k ≥ K}`` (counted from ``k = 1``), or
+        ``None`` if ``W2(π_h, π) ≥ ε`` or the certificate was not reached within
+        ``max_steps``.
+    stationary_w2 : float
+        ``W2(π_h, π)`` of the chain's own stationary law.
+    certified_from : int or None
+        The scan point from which ``W2 ≤ ε`` is certified for every later step.
+    eps, h : float
+    w2_before, w2_at : float
+        ``W2(p_{K−1}, π) > ε ≥ W2(p_K, π)``.
+    block : int
+        Block length ``B`` of the coarse scan.
+    path_k, path_w2 : list
+        ``W2`` at the block ends ``B, 2B, …`` (the figure of the path).
+    monotone_after : bool
+        Whether ``W2`` decreases along 16 equally spaced points of the crossing
+        block and every later scan point (what the bisection presumes).
+    error : float
+        Estimated absolute error of ``W2`` at ``k = K−1, K``: the difference from
+        the check solve, plus the quantile table's error, plus the effect of the
+        mass defect (``δ·D²/(2 W2)``, ``D = 2L``).
+    K_check : int or None
+        ``K`` recomputed by the check solve (``None`` if not requested).
+    n_check : int or None
+        Its node count.
+    n_nodes : int
+    provenance : str
+    """
+
+    K: int | None
+    stationary_w2: float
+    certified_from: int | None
+    eps: float
+    h: float
+    w2_before: float
+    w2_at: float
+    block: int
+    path_k: list[int]
+    path_w2: list[float]
+    monotone_after: bool
+    error: float
+    K_check: int | None
+    n_check: int | None
+    n_nodes: int
+    provenance: str
+
+    @property
+    def K_uncertainty(self) -> float:
+        """Steps by which ``K`` could move within ``error``: ``error`` over the last step's drop."""
+        drop = self.w2_before - self.w2_at
+        return self.error / drop if drop > 0 else math.inf
+
+
+def _crossing(laws: TransientLaws, eps, quantile, block, max_steps):
+    """Coarse scan at ``k = 1 + jB`` up to a certificate, then bisection at the crossing.
+
+    The scan stops at the first point ``k*`` with ``W2(π_h, π) + D·√TV_k ≤ ε``
+    (``TV_k = ‖p_k − π_h‖_TV``, ``D = 2L``): since ``TV`` cannot increase and
+    ``W2² ≤ D²·TV`` on a set of diameter ``D``, ``W2(p_j, π) ≤ ε`` for every
+    ``j ≥ k*``.  Returns ``(K, path_k, path_w2, monotone, w2(K−1), w2(K), k*,
+    W2(π_h, π))``; ``K = None`` when ``W2(π_h, π) ≥ ε`` (the chain never stays
+    within ε) or ``max_steps`` is reached.  ``monotone``: ``W2`` decreases along 16
+    equally spaced points of the crossing block and the later scan points up to
+    ``k*`` (what the bisection presumes).
+    """
+    nan = math.nan
+    b_inf = laws.stationary_w2(quantile)
+    path_k, path_w = [1], [laws.w2(1, quantile)]
+    if not b_inf < eps:
+        return None, path_k, path_w, False, nan, nan, None, b_inf
+    if not path_w[0] > eps:
+        raise ValueError("W2(p_1, π) ≤ ε already: choose a start farther from the target")
+    diam = 2 * laws.L
+    k = last_above = 1  # the last scan point with W2 > ε
+    while True:
+        k += block
+        if k > max_steps:
+            return None, path_k, path_w, False, nan, nan, None, b_inf
+        w = laws.w2(k, quantile)
+        path_k.append(k)
+        path_w.append(w)
+        if w > eps:
+            last_above = k
+        elif b_inf + diam * math.sqrt(laws.tv_to_stationary(k)) <= eps:
+            break
+    lo, hi = last_above, last_above + block  # W2(lo) > ε ≥ W2(hi)
+    inner = [laws.w2(kk, quantile) for kk in range(lo, hi + 1, max(1, block // 16))]
+    after = inner + [w for kk, w in zip(path_k, path_w, strict=True) if kk > hi]
+    monotone = bool(np.all(np.diff(after) <= 0))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if laws.w2(mid, quantile) > eps:
+            lo = mid
+        else:
+            hi = mid
+    w_before, w_at = laws.w2(hi - 1, quantile), laws.w2(hi, quantile)
+    return hi, path_k, path_w, monotone, w_before, w_at, k, b_inf
+
+
+def w2_mixing_time(
+    problem: Problem,
+    h: float,
+    x0: float,
+    eps: float,
+    quantile: Quantile,
+    *,
+    scheme: str = "lmc",
+    n: int | None = None,
+    nodes: int | None = None,
+    noise: float = 1.0,
+    block: int | None = None,
+    max_steps: int = 10**7,
+    check: float | None = 0.75,
+) -> MixingTime:
+    """``K(ε) = min{K : W2(p_k, π) ≤ ε ∀k ≥ K}`` for LMC/SGLD in 1-D from ``x_0`` (AGLD §2.1).
+
+    The ε-mixture time of AGLD §2.1, with ``p_k`` from :class:`TransientLaws` and
+    ``W2`` exact in 1-D (:meth:`TransientLaws.w2`).  If the chain's own stationary
+    law ``π_h`` (GTH on the same matrix) has ``W2(π_h, π) ≥ ε``, ``K = None``: the
+    chain does not stay within ``ε``.  Otherwise ``W2`` is evaluated at
+    ``k = 1, 1 + B, 1 + 2B, …`` until the certificate
+    ``W2(π_h, π) + 2L·√‖p_k − π_h‖_TV ≤ ε`` holds (it then holds for every later
+    ``k``: total variation to ``π_h`` never increases, and ``W2² ≤ (2L)²·TV`` on
+    ``[−L, L]``); the last crossing of ``ε`` is located by bisection inside the
+    block after the last scan point above ``ε``.  ``K`` is exact if ``W2``
+    decreases between that block and the certificate point; ``monotone_after``
+    records that it does at 16 points of the block and at every later scan point.
+
+    Parameters
+    ----------
+    problem : Problem
+        One-dimensional.
+    h, x0, eps : float
+    quantile : Quantile
+        Of the target ``π`` (:func:`target_quantile`).
+    scheme, n, nodes, noise
+        As :class:`TransientLaws`.
+    block : int, optional
+        Default the power of two nearest ``1/h`` (one unit of diffusion time).
+    max_steps : int
+        Give up (``K = None``) past this many steps.
+    check : float or None
+        Repeat with ``check`` times the nodes (same ``L``) for the error estimate
+        and ``K_check``; ``None`` skips it.  The default ``0.75`` (4.5 nodes per
+        kernel width) is cheap and, the Nyström error falling exponentially in the
+        node count, its difference from the base solve *over*-estimates the base
+        solve's own error (tests/test_exact_nystrom.py checks this against a
+        doubled-node solve); ``2`` is the classical doubling, 8× the cost.
+
+    Returns
+    -------
+    MixingTime
+    """
+    eps = positive("eps", eps)
+    block = block or 2 ** max(0, round(math.log2(1.0 / h)))
+    block = positive_int("block", block)
+    kw = dict(scheme=scheme, n=n, noise=noise)
+    laws = TransientLaws(problem, h, x0, nodes=nodes, **kw)
+    K, pk, pw, mono, before, at, k_cert, b_inf = _crossing(laws, eps, quantile, block, max_steps)
+    K2, n2 = None, None
+    err = math.nan
+    if K is not None:
+        # A normalisation defect δ changes W2 by at most δ·D²/(2 W2) (D = 2L, the diameter).
+        defect = max(abs(laws.mass_defect(k)) for k in (K - 1, K))
+        err = quantile.error + defect * (2 * laws.L) ** 2 / (2 * at)
+        if check is not None:
+            n2 = max(8, round(check * laws.n_nodes))
+            other = TransientLaws(problem, h, x0, nodes=n2, L=laws.L, **kw)
+            # the scan first: it leaves anchors near K, so W2(K−1), W2(K) need no high powers
+            K2, *_ = _crossing(other, eps, quantile, block, max_steps)
+            err += max(abs(other.w2(k, quantile) - laws.w2(k, quantile)) for k in (K - 1, K))
+    what = "LMC, AGLD eq. (3)" if scheme == "lmc" else f"SGLD, AGLD eq. (4), batch n = {n}"
+    prov = (
+        f"Nyström propagation ({what}, h = {h:g}, x0 = {x0:g}): {laws.n_nodes} nodes on "
+        f"[−{laws.L:.4g}, {laws.L:.4g}], W2 from the monotone map G⁻¹∘F_k; scan every "
+        f"{block} steps up to the TV certificate (k = {k_cert}), bisection in the crossing "
+        f"block; error estimate (against {n2} nodes, quantile table, mass defect) {err:.2g}"
+    )
+    return MixingTime(
+        K=K,
+        stationary_w2=b_inf,
+        certified_from=k_cert,
+        eps=eps,
+        h=h,
+        w2_before=before,
+        w2_at=at,
+        block=block,
+        path_k=pk,
+        path_w2=pw,
+        monotone_after=mono,
+        error=err,
+        K_check=K2,
+        n_check=n2,
+        n_nodes=laws.n_nodes,
+        provenance=prov,
+    )
+
+
 # -- target moments and bias ---------------------------------------------------------
 
 
@@ -679,13 +1256,28 @@ class PolynomialSum1D(Problem):
         ``a_{ik}`` in increasing powers; ``U = Σ_i f_i`` must have even degree and
         positive leading coefficient.
     name, citation : str
+    exact : bool
+        ``False`` skips the 50-digit integrals (≈1 s): ``exact`` is then empty, for
+        problems that only drive a chain whose target is known otherwise.
     """
 
-    def __init__(self, coeffs: Sequence[Sequence[float]], *, name: str, citation: str = ""):
+    def __init__(
+        self,
+        coeffs: Sequence[Sequence[float]],
+        *,
+        name: str,
+        citation: str = "",
+        exact: bool = True,
+    ):
         a = finite_array("coeffs", np.atleast_2d(np.asarray(coeffs, dtype=np.float64)))
         total = np.trim_zeros(a.sum(axis=0), "b")
         if len(total) < 3 or (len(total) - 1) % 2 or total[-1] <= 0:
             raise ValueError("Σ f_i must have even degree ≥ 2 and a positive leading coefficient")
+        self.coeffs = a
+        self._dcoeffs = a[:, 1:] * np.arange(1, a.shape[1])
+        if not exact:
+            super().__init__(name=name, N=a.shape[0], d=1, citation=citation, exact={})
+            return
         ex = _poly_moments(a.sum(axis=0))
         prov = "mpmath quad of exp(−U), 50 digits, split at the critical points"
         m1, m2 = float(ex["x"]), float(ex["x2"])
@@ -704,8 +1296,6 @@ class PolynomialSum1D(Problem):
                 "fourth_moment": Exact(float(ex["x4"]), prov + ": E x⁴"),
             },
         )
-        self.coeffs = a
-        self._dcoeffs = a[:, 1:] * np.arange(1, a.shape[1])
 
     @staticmethod
     def _polyval(c: np.ndarray, t: np.ndarray) -> np.ndarray:
