@@ -10,6 +10,7 @@ import argparse
 import fnmatch
 import functools
 import json
+import os
 import signal
 import sys
 import time
@@ -66,9 +67,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--jobs",
         type=_positive_int,
-        default=1,
+        default=None,
         metavar="N",
-        help="run claims in N processes (the report is the same for every N)",
+        help="run claims in N processes (default: the CPUs, at most 4; 1 with --scheduler); "
+        "the report is the same for every N",
     )
     r.add_argument(
         "--scheduler",
@@ -227,7 +229,18 @@ def _report_results(
     pool.shutdown()
 
 
+def _default_jobs() -> int:
+    """The CPUs this process may use, at most 4 (claims are single-threaded numpy)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 4))
+
+
 def _report(args: argparse.Namespace) -> int:
+    if args.jobs is None:
+        args.jobs = 1 if args.scheduler is not None else _default_jobs()
     if args.scheduler is not None:
         from .report.dask_runner import DaskUnavailableError, require
 
