@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ import numpy as np
 from scipy.stats import beta
 
 from .. import bugs, registry
+from ..parallel import map_units
 from . import targets
 from .core import ALPHA, compare_steps, reference_sample_function, validate
 
@@ -61,39 +63,45 @@ def _maker(alg: str, transform: Callable[..., Any], params: dict) -> Callable[..
     return lambda problem, h: transform(registry.make_sampler(alg, problem, h=h, **params))
 
 
+def _kill_row(name: str, *, seed: int, profile: str) -> dict[str, Any]:
+    """Validate one catalogued bug in both modes (one unit of :func:`kill_rate`)."""
+    alg, transform, desc = bugs.CATALOGUE[name]
+    pl = targets.plan(alg)
+    make = _maker(alg, transform, pl.params)
+    t0 = time.perf_counter()
+    rep = validate(reference_sample_function(alg, make=make), alg, seed=seed, profile=profile)
+    t1 = time.perf_counter()
+    problem = pl.reference_problem or pl.exact_problem
+    step = compare_steps(
+        sampler_step_function(make, seed), alg, problem, h=pl.hs[0], params=pl.params,
+        seed=seed,
+    )  # fmt: skip
+    t2 = time.perf_counter()
+    why = "; ".join(c.message for c in rep.failures()) or _survival_reason(rep)
+    return {
+        "bug": name,
+        "algorithm": alg,
+        "description": desc,
+        "sampler_verdict": rep.verdict,
+        "step_verdict": step.verdict,
+        "killed_sampler": rep.verdict != "pass",
+        "killed_step": step.verdict != "pass",
+        "sampler_message": why,
+        "step_message": step.message,
+        "seconds": (round(t1 - t0, 2), round(t2 - t1, 2)),
+    }
+
+
 def kill_rate(
     names: Sequence[str] | None = None, *, seed: int = 0, profile: str = "quick"
 ) -> dict[str, Any]:
-    """Validate every catalogued bug; returns per-bug verdicts, kill rates and survivors."""
-    rows = []
-    for name in names or list(bugs.CATALOGUE):
-        alg, transform, desc = bugs.CATALOGUE[name]
-        pl = targets.plan(alg)
-        make = _maker(alg, transform, pl.params)
-        t0 = time.perf_counter()
-        rep = validate(reference_sample_function(alg, make=make), alg, seed=seed, profile=profile)
-        t1 = time.perf_counter()
-        problem = pl.reference_problem or pl.exact_problem
-        step = compare_steps(
-            sampler_step_function(make, seed), alg, problem, h=pl.hs[0], params=pl.params,
-            seed=seed,
-        )  # fmt: skip
-        t2 = time.perf_counter()
-        why = "; ".join(c.message for c in rep.failures()) or _survival_reason(rep)
-        rows.append(
-            {
-                "bug": name,
-                "algorithm": alg,
-                "description": desc,
-                "sampler_verdict": rep.verdict,
-                "step_verdict": step.verdict,
-                "killed_sampler": rep.verdict != "pass",
-                "killed_step": step.verdict != "pass",
-                "sampler_message": why,
-                "step_message": step.message,
-                "seconds": (round(t1 - t0, 2), round(t2 - t1, 2)),
-            }
-        )
+    """Validate every catalogued bug; returns per-bug verdicts, kill rates and survivors.
+
+    Each bug is one unit of :func:`~sgmcmc_verify.parallel.map_units` (a Dask task of
+    its own under ``report --scheduler``).
+    """
+    unit = functools.partial(_kill_row, seed=seed, profile=profile)
+    rows = map_units(unit, list(names or bugs.CATALOGUE))
     n = len(rows)
     ks = sum(r["killed_sampler"] for r in rows)
     kt = sum(r["killed_step"] for r in rows)
@@ -121,6 +129,13 @@ def _survival_reason(rep) -> str:
     return txt + " (the effect is below the Monte Carlo resolution of the quick profile)"
 
 
+def _reference_rejected(unit: tuple[str, int], *, alpha: float) -> bool:
+    """One validation of a reference implementation: did the battery reject it?"""
+    alg, run_seed = unit
+    rep = validate(reference_sample_function(alg), alg, seed=run_seed, alpha=alpha)
+    return rep.verdict != "pass"
+
+
 def false_alarm_rate(
     algorithms: Sequence[str] = ("sgld", "svrg-hmc", "uld-em"),
     seeds: int = 100,
@@ -135,16 +150,12 @@ def false_alarm_rate(
     The ``s``-th validation of every algorithm uses seed ``10_000 + 37 s + 100_003 seed``,
     so different ``seed`` values give disjoint, reproducible seed sets.
     """
-    rejects, total, per = 0, 0, {}
-    for alg in algorithms:
-        r = 0
-        for s in range(seeds):
-            run_seed = 10_000 + 37 * s + 100_003 * seed
-            rep = validate(reference_sample_function(alg), alg, seed=run_seed, alpha=alpha)
-            r += rep.verdict != "pass"
-        per[alg] = r
-        rejects += r
-        total += seeds
+    units = [(alg, 10_000 + 37 * s + 100_003 * seed) for alg in algorithms for s in range(seeds)]
+    rejected = map_units(functools.partial(_reference_rejected, alpha=alpha), units)
+    per = {alg: 0 for alg in algorithms}
+    for (alg, _), r in zip(units, rejected, strict=True):
+        per[alg] += r
+    rejects, total = sum(per.values()), len(units)
     a = (1 - confidence) / 2
     lo = 0.0 if rejects == 0 else float(beta.ppf(a, rejects, total - rejects + 1))
     hi = 1.0 if rejects == total else float(beta.ppf(1 - a, rejects + 1, total - rejects))
