@@ -106,7 +106,13 @@ def test_thermostat_identity_rejects_planted_bugs(inv, bug, name, caught_by):
 
 
 def test_order_table(order):
-    assert order.verdict == "confirmed", order.reading
+    # quick profile: the exact parts confirm; the Monte Carlo parts' CIs (half-width 0.4-0.8)
+    # straddle claimed − slack, so they are unresolved, not confirmed (the full profile's
+    # CIs, half-width ≤ 0.15, resolve them: test_order_full_profile_meets_the_half_width_target)
+    verdicts = {p.name: p.verdict for p in order.parts}
+    assert {v for k, v in verdicts.items() if "Monte Carlo" not in k} == {"confirmed"}
+    assert {v for k, v in verdicts.items() if "Monte Carlo" in k} <= {"confirmed", "qualified"}
+    assert order.verdict in ("confirmed", "qualified"), order.reading
     rows = _rows(order)
     split = [x for x in rows if x["algorithm"] == "splitting" and x["regime"] == "exact gradient"]
     assert {x["order"] for x in split} == {2}

@@ -197,22 +197,23 @@ def _run_batches(
     chains = theta0.shape[0]
     n_steps = round(t_total / h)
 
-    def unit(block: tuple[int, int, int]) -> dict[str, np.ndarray]:
-        # one (step size, seed block) unit: its own seed, so any mapper gives the same numbers
-        b, start, stop = block
+    def unit(block: tuple[int, np.ndarray]) -> dict[str, np.ndarray]:
+        # one (step size, seed block) unit: its own seed and starts travel in the item, so
+        # any mapper gives the same numbers (and a Dask task pickles only its own starts)
+        b, starts = block
         res = run_sampler(
             make(name, problem, h=h, **params),
             n_steps=n_steps,
-            chains=stop - start,
+            chains=starts.shape[0],
             seed=_int_seed(seed, *tags, b),
-            theta0=theta0[start:stop],
+            theta0=starts,
             burn_in=0,
             thin=thin,
             record=record,
         )
         return {k: np.asarray(v) for k, v in reduce(res).items()}
 
-    blocks = [(b, s, min(s + batch, chains)) for b, s in enumerate(range(0, chains, batch))]
+    blocks = [(b, theta0[s : s + batch]) for b, s in enumerate(range(0, chains, batch))]
     out = map_units(unit, blocks)
     return {k: np.concatenate([o[k] for o in out]) for k in out[0]}
 
