@@ -57,3 +57,16 @@ def test_check_power_wires_the_measurements(monkeypatch):
 def test_harness_power_on_the_real_catalogue():
     r = check("HARNESS-POWER", profile="quick", seed=0)
     assert r.verdict == "confirmed", r.reading
+
+
+def test_errors_are_neither_kills_nor_survivors():
+    kills = _kills(34, 0)
+    kills["rows"][0].update(killed_sampler=False, errored=True)  # e.g. a timeout
+    part = harness._kill_part("statistical", kills)
+    assert part.verdict == "confirmed"  # 33/34, the error counted as not killed
+    assert part.measured["survivors"].value == []
+    assert part.measured["errored"].value == ["b0"]
+    size = harness._size_part({**_size(0, 88), "errors": 2})
+    assert size.verdict == "qualified" and "2 reference validations ended in an error" in (
+        size.reading
+    )

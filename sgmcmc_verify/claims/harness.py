@@ -43,18 +43,27 @@ def _kill_part(mode: str, res: dict[str, Any]) -> Part:
     killed = sum(r[key] for r in rows)
     rate = killed / len(rows)
     msg = "sampler_message" if mode == "statistical" else "step_message"
-    survivors = [{"bug": r["bug"], "reason": r[msg]} for r in rows if not r[key]]
-    ok = rate >= KILL_TARGET
+    errored = [r["bug"] for r in rows if not r[key] and r.get("errored")]
+    survivors = [
+        {"bug": r["bug"], "reason": r[msg]} for r in rows if not r[key] and not r.get("errored")
+    ]
+    ok = rate >= KILL_TARGET  # errored bugs count as not killed: conservative
     reading = f"{killed} of {len(rows)} planted bugs rejected"
     if survivors:
         reading += "; survivors: " + "; ".join(f"{s['bug']} ({s['reason']})" for s in survivors)
+    if errored:
+        reading += "; ended in an error (neither killed nor survived): " + ", ".join(errored)
     return Part(
         f"kill rate, {mode} mode",
         "confirmed" if ok else "refuted",
         f"at least {KILL_TARGET:.0%} of the {len(rows)} catalogued bugs get a non-pass verdict",
         {
-            "kill rate": Measurement(rate, note=f"{killed}/{len(rows)}; exact count, seeded"),
+            "kill rate": Measurement(
+                rate,
+                note=f"{killed}/{len(rows)} at this seed (each kill is a seeded test outcome)",
+            ),
             "survivors": Measurement(survivors),
+            "errored": Measurement(errored),
         },
         reading,
         None if ok else {"kill_rate": rate, "survivors": survivors},
@@ -63,11 +72,12 @@ def _kill_part(mode: str, res: dict[str, Any]) -> Part:
 
 def _size_part(res: dict[str, Any]) -> Part:
     k, m, alpha = res["rejections"], res["validations"], res["alpha"]
+    errors = res.get("errors", 0)
     p = float(binomtest(k, m, alpha, alternative="greater").pvalue)
     ok = p >= ALPHA_SIZE
     return Part(
         "false-alarm rate on the references",
-        "confirmed" if ok else "refuted",
+        "refuted" if not ok else ("qualified" if errors else "confirmed"),
         f"the reject rate of correct implementations is ≤ α = {alpha:g} (one-sided exact "
         f"binomial test at level {ALPHA_SIZE:g})",
         {
@@ -79,9 +89,11 @@ def _size_part(res: dict[str, Any]) -> Part:
             ),
             "binomial p-value": Measurement(p, note=f"H0: rate ≤ {alpha:g}"),
             "per algorithm": Measurement(res["per_algorithm"]),
+            "errors": Measurement(errors, note="reference validations that ended in an error"),
         },
         f"{k}/{m} = {res['rate']:.3g} (CI {res['ci'][0]:.3g}–{res['ci'][1]:.3g}); "
-        + ("consistent with α" if ok else "significantly above α: the battery is liberal"),
+        + ("consistent with α" if ok else "significantly above α: the battery is liberal")
+        + (f"; {errors} reference validations ended in an error" if errors else ""),
         None if ok else {"rejections": k, "validations": m, "p_value": p},
     )
 

@@ -84,8 +84,11 @@ def _kill_row(name: str, *, seed: int, profile: str) -> dict[str, Any]:
         "description": desc,
         "sampler_verdict": rep.verdict,
         "step_verdict": step.verdict,
-        "killed_sampler": rep.verdict != "pass",
-        "killed_step": step.verdict != "pass",
+        # a kill is a "fail" verdict; an "error" (e.g. a timeout, which depends on the
+        # machine) is neither a kill nor a survival, and is counted apart
+        "killed_sampler": rep.verdict == "fail",
+        "killed_step": step.verdict == "fail",
+        "errored": rep.verdict == "error" or step.verdict == "error",
         "sampler_message": why,
         "step_message": step.message,
         "seconds": (round(t1 - t0, 2), round(t2 - t1, 2)),
@@ -129,11 +132,10 @@ def _survival_reason(rep) -> str:
     return txt + " (the effect is below the Monte Carlo resolution of the quick profile)"
 
 
-def _reference_rejected(unit: tuple[str, int], *, alpha: float) -> bool:
-    """One validation of a reference implementation: did the battery reject it?"""
+def _reference_verdict(unit: tuple[str, int], *, alpha: float) -> str:
+    """One validation of a reference implementation: its verdict (pass, fail or error)."""
     alg, run_seed = unit
-    rep = validate(reference_sample_function(alg), alg, seed=run_seed, alpha=alpha)
-    return rep.verdict != "pass"
+    return validate(reference_sample_function(alg), alg, seed=run_seed, alpha=alpha).verdict
 
 
 def false_alarm_rate(
@@ -147,15 +149,20 @@ def false_alarm_rate(
     """Reject rate of the sampler-mode battery on the references over ``seeds`` seeds each.
 
     ``within_alpha`` is True when the Clopper–Pearson interval's lower end is ≤ α.
+    Validations that end in ``error`` are counted in ``errors`` and left out of the rate.
     The ``s``-th validation of every algorithm uses seed ``10_000 + 37 s + 100_003 seed``,
     so different ``seed`` values give disjoint, reproducible seed sets.
     """
     units = [(alg, 10_000 + 37 * s + 100_003 * seed) for alg in algorithms for s in range(seeds)]
-    rejected = map_units(functools.partial(_reference_rejected, alpha=alpha), units)
+    verdicts = map_units(functools.partial(_reference_verdict, alpha=alpha), units)
     per = {alg: 0 for alg in algorithms}
-    for (alg, _), r in zip(units, rejected, strict=True):
-        per[alg] += r
-    rejects, total = sum(per.values()), len(units)
+    for (alg, _), v in zip(units, verdicts, strict=True):
+        per[alg] += v == "fail"
+    # an error is a harness defect, not a statistical rejection: counted apart
+    errors = sum(v == "error" for v in verdicts)
+    rejects, total = sum(per.values()), len(units) - errors
+    if total == 0:
+        raise RuntimeError(f"every one of the {len(units)} reference validations errored")
     a = (1 - confidence) / 2
     lo = 0.0 if rejects == 0 else float(beta.ppf(a, rejects, total - rejects + 1))
     hi = 1.0 if rejects == total else float(beta.ppf(1 - a, rejects + 1, total - rejects))
@@ -168,6 +175,7 @@ def false_alarm_rate(
         "confidence": confidence,
         "within_alpha": lo <= alpha,
         "per_algorithm": per,
+        "errors": errors,
     }
 
 
