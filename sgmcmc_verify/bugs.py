@@ -312,6 +312,18 @@ def xi_sum_not_mean(sampler: Sampler) -> Sampler:
     return _integ(sampler, advance)
 
 
+def xi_matrix_ones(sampler: Sampler) -> Sampler:
+    """Matrix thermostat (SGNHT eq. (11)) with ``Ξ += (p pᵀ − 1)h/μ``: the all-ones matrix
+    typed for ``I``, so the off-diagonal entries are driven towards ``E[p_i p_j] = 1``."""
+
+    def advance(inner, state, grad, noise):
+        new = inner.advance(state, grad, noise)
+        outer = new.p[:, :, None] * new.p[:, None, :]
+        return new._replace(Xi=state.Xi + (outer - 1.0) * (inner.h / inner.mu))
+
+    return _integ(sampler, advance)
+
+
 def sgnht2_eta_for_h(sampler: Sampler) -> Sampler:
     """SGNHT-2 (§5.2) with ``α += uᵀu/n − h`` in place of ``− η`` (``η = h²``)."""
     import numpy as np
@@ -401,6 +413,7 @@ CATALOGUE: dict[str, tuple[str, Any, str]] = {
     "sgnht/xi-sum-not-mean": ("sgnht", xi_sum_not_mean, "pᵀp for pᵀp/n"),
     "sgnht/noise-sqrt-Ah": ("sgnht", half_noise, "noise √(Ah) for √(2Ah)"),
     "sgnht-2/eta-for-h": ("sgnht-2", sgnht2_eta_for_h, "α update subtracts h for η"),
+    "sgnht-mat/xi-ones-target": ("sgnht-mat", xi_matrix_ones, "Ξ driven to p pᵀ = 1 for I"),
     "ewsg/inverted-acceptance": ("ewsg", ewsg_inverted_acceptance, "exp(E_i − E_j)"),
     "ewsg-lmc/inverted-acceptance": ("ewsg-lmc", ewsg_inverted_acceptance, "exp(E_i − E_j)"),
     "svrg2-hmc/missing-half-step": ("svrg2-hmc", splitting_gradient_at_theta, "∇ at θ_t"),
