@@ -463,26 +463,22 @@ def sample_function(
         theta0 = jnp.zeros((n_chains, d), dtype=jnp.float64)
         key0 = jax.random.PRNGKey(seed)
 
-        if kernel == "sgld":
-            alg = blackjax.sgld(grad_fn)
-
-            def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
-                k_mb, k_step = jax.random.split(key)
-                new = alg.step(k_step, state, minibatch(k_mb), eps)
-                return new, {"theta": new}
-
-            state0 = theta0
-        elif kernel == "sghmc":
-            alg = blackjax.sghmc(
-                grad_fn,
-                num_integration_steps=num_integration_steps,
-                alpha=bj["alpha"],
-                beta=bj["beta"],
+        if kernel in ("sgld", "sghmc"):
+            # the top-level kernels share one step signature; blackjax.sghmc uses one
+            # minibatch for the whole trajectory of a call
+            alg = (
+                blackjax.sgld(grad_fn)
+                if kernel == "sgld"
+                else blackjax.sghmc(
+                    grad_fn,
+                    num_integration_steps=num_integration_steps,
+                    alpha=bj["alpha"],
+                    beta=bj["beta"],
+                )
             )
 
             def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
                 k_mb, k_step = jax.random.split(key)
-                # blackjax.sghmc uses one minibatch for the whole trajectory of a call
                 new = alg.step(k_step, state, minibatch(k_mb), eps)
                 return new, {"theta": new}
 
