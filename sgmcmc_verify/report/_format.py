@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
+from ..claims.catalogue import INFO
 from ..claims.result import ClaimResult
 
-__all__ = ["fmt", "key_numbers", "measurement_text"]
+__all__ = ["fmt", "key_numbers", "ledger_rows", "measurement_text"]
 
 
 def fmt(value: Any) -> str:
@@ -68,3 +70,28 @@ def table_rows(value: Any) -> list[dict[str, Any]] | None:
 
 def compact_json(obj: Any) -> str:
     return json.dumps(obj, default=str, ensure_ascii=False)
+
+
+def ledger_rows(
+    results: Sequence[ClaimResult], pending: Sequence[dict[str, str]]
+) -> list[dict[str, Any]]:
+    """The claims ledger in catalogue order, as plain-text fields both renderers format.
+
+    Each row: ``id``, ``linked`` (a result exists, so a section to link to),
+    ``statement``, ``status`` (verdict or pending status), ``numbers``, ``alpha``, ``time``.
+    """
+    by_id = {r.claim_id: r for r in results}
+    pend = {p["claim_id"]: p for p in pending}
+    rows = []
+    for cid in sorted([*by_id, *pend], key=list(INFO).index):
+        r = by_id.get(cid)
+        if r is None:
+            p = pend[cid]
+            row = {"statement": p["statement"], "status": p["status"], "numbers": "—"}
+            row |= {"alpha": "—", "time": "—"}
+        else:
+            row = {"statement": r.statement, "status": r.verdict, "numbers": key_numbers(r)}
+            row |= {"alpha": "—" if r.alpha is None else f"{r.alpha:g}"}
+            row |= {"time": f"{r.runtime_s:.2f}"}
+        rows.append({"id": cid, "linked": r is not None, **row})
+    return rows

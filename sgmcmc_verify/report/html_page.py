@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from ..claims.catalogue import INFO
 from ..claims.result import VERDICTS, ClaimResult
-from ._format import compact_json, fmt, key_numbers, measurement_text, table_rows
+from ._format import compact_json, fmt, ledger_rows, measurement_text, table_rows
 from .schema import PENDING_STATUSES
 
 __all__ = ["render_html"]
@@ -113,28 +112,18 @@ def _summary(doc: dict[str, Any]) -> str:
 
 
 def _ledger(results: Sequence[ClaimResult], pending: Sequence[dict[str, str]]) -> str:
-    by_id = {r.claim_id: r for r in results}
-    pend = {p["claim_id"]: p for p in pending}
     rows = [
         "<tr><th>ID</th><th>statement</th><th>verdict</th><th>key numbers</th><th>α</th>"
         "<th>time (s)</th></tr>"
     ]
-    for cid in sorted([*by_id, *pend], key=list(INFO).index):
-        if cid in by_id:
-            r = by_id[cid]
-            alpha = "—" if r.alpha is None else f"{r.alpha:g}"
-            rows.append(
-                f'<tr><td><a href="#{escape(cid.lower())}">{escape(cid)}</a></td>'
-                f'<td class="stmt">{escape(_short(r.statement))}</td><td>{_v(r.verdict)}</td>'
-                f"<td>{escape(key_numbers(r))}</td><td>{alpha}</td>"
-                f'<td class="n">{r.runtime_s:.2f}</td></tr>'
-            )
-        else:
-            p = pend[cid]
-            rows.append(
-                f'<tr><td>{escape(cid)}</td><td class="stmt">{escape(_short(p["statement"]))}'
-                f"</td><td>{_v(p['status'])}</td><td>—</td><td>—</td><td>—</td></tr>"
-            )
+    for e in ledger_rows(results, pending):
+        cid = escape(e["id"])
+        link = f'<a href="#{escape(e["id"].lower())}">{cid}</a>' if e["linked"] else cid
+        rows.append(
+            f'<tr><td>{link}</td><td class="stmt">{escape(_short(e["statement"]))}</td>'
+            f"<td>{_v(e['status'])}</td><td>{escape(e['numbers'])}</td><td>{e['alpha']}</td>"
+            f'<td class="n">{e["time"]}</td></tr>'
+        )
     return "<table>" + "".join(rows) + "</table>"
 
 

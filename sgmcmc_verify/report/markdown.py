@@ -6,9 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..claims.catalogue import INFO
 from ..claims.result import VERDICTS, ClaimResult
-from ._format import compact_json, fmt, key_numbers, measurement_text, table_rows
+from ._format import compact_json, fmt, ledger_rows, measurement_text, table_rows
 from .schema import PENDING_STATUSES
 
 __all__ = ["render_markdown"]
@@ -51,22 +50,17 @@ def render_markdown(doc: dict[str, Any], results: Sequence[ClaimResult], papers:
         "| ID | statement | verdict | key numbers | α | time (s) |",
         "|---|---|---|---|---|---|",
     ]
-    by_id = {r.claim_id: r for r in results}
-    order = [r.claim_id for r in results] + [p["claim_id"] for p in pending]
-    pend = {p["claim_id"]: p for p in pending}
-    for cid in sorted(order, key=list(INFO).index):
-        if cid in by_id:
-            r = by_id[cid]
-            alpha = "—" if r.alpha is None else f"{r.alpha:g}"
-            lines.append(
-                f"| [{cid}](#{cid.lower()}) | {_cell(_short(r.statement))} | **{r.verdict}** | "
-                f"{_cell(key_numbers(r))} | {alpha} | {r.runtime_s:.2f} |"
-            )
-        else:
-            p = pend[cid]
-            lines.append(
-                f"| {cid} | {_cell(_short(p['statement']))} | *{p['status']}* | — | — | — |"
-            )
+    for e in ledger_rows(results, pending):
+        cid = e["id"]
+        link, status = (
+            (f"[{cid}](#{cid.lower()})", f"**{e['status']}**")
+            if e["linked"]
+            else (cid, f"*{e['status']}*")
+        )
+        lines.append(
+            f"| {link} | {_cell(_short(e['statement']))} | {status} | {_cell(e['numbers'])} | "
+            f"{e['alpha']} | {e['time']} |"
+        )
     for paper in papers:
         sel = [r for r in results if r.paper == paper]
         lines += ["", f"## {paper}"]
