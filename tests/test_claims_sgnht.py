@@ -39,7 +39,6 @@ def test_alg2_verdict(result):
     assert all(1e-4 < c <= 1 for c in calibration.value)
     zero = result.part("A = 0")
     assert zero.measured["growth rate λ per unit time"].value > 0
-    assert result.runtime_s < 3 * 3  # quick profile: < 3 s unloaded; slack for a busy machine
     assert json.loads(json.dumps(result.to_dict()))["verdict"] == "confirmed"
 
 

@@ -318,7 +318,6 @@ def test_full_profiles():
         assert r.verdict == "qualified"
 
 
-def test_quick_profiles_are_quick(split, cor2):
-    assert split.runtime_s < 3 and cor2.runtime_s < 3
+def test_exact_checks_run_no_statistical_test(split, cor2):
     assert split.alpha is None and cor2.alpha is None  # exact checks: no statistical test
     _ = get("svrg2-hmc")  # the registry entry the sampler part runs
