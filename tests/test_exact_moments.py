@@ -391,7 +391,7 @@ def test_exact_computations_build_each_map_once():
         chain = affine_chain(name, DIFFERING_2D, h=0.2, **_params(name, n=3))
         calls = []
 
-        def counting(S, phase, step=chain.step):
+        def counting(S, phase, step=chain.step, calls=calls):
             calls.append((S, phase))
             return step(S, phase)
 
