@@ -31,7 +31,14 @@ class Measurement:
 
 @dataclass(frozen=True)
 class Part:
-    """One sub-statement of a claim (e.g. 'CA: C = ⌈N/n⌉') with its own verdict."""
+    """One sub-statement of a claim (e.g. 'CA: C = ⌈N/n⌉') with its own verdict.
+
+    ``rule`` names the :mod:`~sgmcmc_verify.claims.decide` builder that decided the
+    verdict ("" for a part built by hand); ``erratum`` is the corrected statement,
+    the failing step of the paper and a one-command counterexample
+    (:class:`~sgmcmc_verify.claims.decide.Erratum` as a dict) of a refuted or
+    qualified part.  Both are additive to the report.json schema.
+    """
 
     name: str
     verdict: str
@@ -39,6 +46,8 @@ class Part:
     measured: dict[str, Measurement]
     reading: str = ""
     counterexample: dict[str, Any] | None = None
+    rule: str = ""
+    erratum: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -134,8 +143,17 @@ class ClaimResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict (numpy values converted, non-finite floats as strings)."""
-        return _jsonable(asdict(self))
+        """A JSON-serialisable dict (numpy values converted, non-finite floats as strings).
+
+        A part's ``rule`` and ``erratum`` appear only when set, so results of checks
+        that do not use the decision layer serialise exactly as before (additive schema).
+        """
+        d = asdict(self)
+        for part in d["parts"]:
+            for key, default in (("rule", ""), ("erratum", None)):
+                if part.get(key) == default:
+                    part.pop(key)
+        return _jsonable(d)
 
 
 def _jsonable(obj: Any) -> Any:

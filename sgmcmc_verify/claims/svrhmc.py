@@ -56,6 +56,7 @@ from ..problems.gaussian import GaussianQuadratic, gaussian_differing
 from ..problems.linear_regression import linear_regression_synthetic
 from ..problems.logistic import logistic_regression_synthetic
 from ..registry import make_sampler
+from . import decide
 from .result import Measurement, Part
 
 EPS = float(np.finfo(np.float64).eps)
@@ -1977,66 +1978,110 @@ def _sizes(profile: str) -> dict[str, int]:
     return {"n_random": 5000, "n_starts": 60, "maxiter": 1000}
 
 
-def _statement_part(
-    name: str,
-    expectation: str,
+def _search(
     factor: Factor,
     region: Region,
     rng: np.random.Generator,
     sizes: dict[str, int],
     examples: list[BoundParams],
-    *,
-    holds: str,
-    fails: str,
-    failed_verdict: str = "refuted",
-    extra: dict[str, Measurement] | None = None,
-) -> tuple[Part, BoundSearch]:
-    """Search one statement ``R^HMC ≤ factor·R^LD`` on ``region`` and make its Part.
-
-    The verdict is ``failed_verdict`` (default ``refuted``) iff an exact
-    violation was found, ``confirmed`` otherwise; ``holds``/``fails`` are the
-    readings for the two cases.
-    """
+    label: str,
+) -> tuple[BoundSearch, dict[str, Measurement], dict[str, Any] | None]:
+    """Search ``R^HMC ≤ factor·R^LD`` on ``region``: the search, its numbers (keys prefixed
+    by ``label``), and an exact counterexample (``None`` when none was found)."""
     s = search_bound(factor, region, rng=rng, **sizes)
     p = s.worst[0]
     measured = {"region": Measurement(region.describe()), **_search_measured(s)}
     measured["sup over G at the worst point (closed form)"] = Measurement(
         _log10(sup_over_G(p, factor)), note="log10; the search's G is below it or at it"
     )
-    measured.update(extra or {})
     counter = None
     if s.violated:
         counter = _counterexample(factor, region, examples, s, "search (random + Nelder–Mead)")
+    return s, {f"{label}: {k}": v for k, v in measured.items()}, counter
+
+
+def _searched(*searches: BoundSearch) -> str:
+    n_random = sum(s.n_random for s in searches)
+    n_starts = sum(s.n_starts for s in searches)
     return (
-        Part(
-            name,
-            failed_verdict if s.violated else "confirmed",
-            expectation,
-            measured,
-            fails if s.violated else holds,
-            counter,
-        ),
-        s,
+        f"{n_random} random region points and {n_starts} Nelder–Mead starts, every point "
+        "judged in exact rationals"
     )
+
+
+def _corrected_part(
+    name: str,
+    expectation: str,
+    factor: Factor,
+    region: Region,
+    rng: np.random.Generator,
+    sizes: dict[str, int],
+    holds: str,
+) -> tuple[Part, BoundSearch]:
+    """A corrected statement that the algebra proves: the search must find no violation, and
+    its largest exact ratio is compared with 1 (``error`` if it reaches 1: the tool is wrong)."""
+    s, measured, _ = _search(factor, region, rng, sizes, [], "search")
+    part = decide.exact_comparison(
+        name,
+        expectation,
+        value=s.worst[1],
+        target=1,
+        relation="<",
+        holds=holds,
+        fails="the corrected statement fails at a searched point: the algebra or the "
+        "evaluation is wrong",
+        failed_verdict="error",
+        measured=measured,
+    )
+    return part, s
 
 
 def _algebra_part() -> Part:
     """The facts of :func:`l1_algebra` as a Part (``error`` if one fails: the other
     verdicts' explanations rest on them)."""
     facts = l1_algebra()
-    ok = all(facts.values())
-    return Part(
+    return decide.exact_comparison(
         "algebra (sympy)",
-        "confirmed" if ok else "error",
         "the identities behind the readings hold symbolically",
-        {k: Measurement(v) for k, v in facts.items()},
-        "the ratio is monotone in G with the sign of 1 − D²L²h; as G → ∞ it tends to "
+        value=all(facts.values()),
+        target=True,
+        holds="the ratio is monotone in G with the sign of 1 − D²L²h; as G → ∞ it tends to "
         "D²/(D − a)² > 1 wherever 1/D² ≥ L/(nK); R^HMC < (D/(D − a))²·max{1/D², L/(nK)}·R^LD "
-        "on the whole region; a = (nKLh)³/(nKbL) < 1/(nKbL)"
-        if ok
-        else "an identity the readings rely on fails: "
+        "on the whole region; a = (nKLh)³/(nKbL) < 1/(nKbL)",
+        fails="an identity the readings rely on fails: "
         + ", ".join(k for k, v in facts.items() if not v),
+        failed_verdict="error",
+        measured={k: Measurement(v) for k, v in facts.items()},
     )
+
+
+#: B.3's "nKbL ≫ 10", made quantitative: the regime the proof of Lemma 1 assumes.
+B3_NKBL = Fraction(10)
+
+#: The regime of Lemma 1 as the paper states it (SVRHMC §3.1 and Appendix B.3).
+L1_REGIME = (
+    "Algorithm 1 line 1 (D ≥ 1, Dh < 1), §4 (h < 1), the assumption before Lemma 1 "
+    "(n²G² > n²K²(n²L²h²G² + hd)), and B.3's nKbL ≫ 10 (checked as nKbL ≥ 10)"
+)
+
+#: The step of B.3 that fails, for the errata.
+B3_STEP = (
+    "SVRHMC Appendix B.3 (proof of Lemma 1): after bounding D − h³L²n²K²/b > D − 1/(nKbL) "
+    "≥ 0.9D, 'the proof is reduced to comparing h²L²n²G² + hd and h²L²n²G²/D² + h²L²d "
+    "asymptotically' replaces (D − L²n²K²h³/b)² in R^HMC's denominator by D², dropping the "
+    "factor (D/(D − L²n²K²h³/b))², which the line before bounds only by (10/9)²"
+)
+
+_L1_CMD = (
+    "python -c \"from sgmcmc_verify.claims.svrhmc import *; p = EXAMPLES['{key}']; "
+    'print(float(p.nKbL), float(bound_ratio(p, {factor})))"'
+)
+
+
+def _bounded_constant(*parts: Part) -> float | None:
+    """``(10/9)²`` — the constant B.3's own bound D − a > 0.9D proves under nKbL ≥ 10 —
+    if the parts that check it (algebra, corrected statement) hold; ``None`` otherwise."""
+    return 100 / 81 if all(p.verdict == "confirmed" for p in parts) else None
 
 
 def check_l1(
@@ -2053,17 +2098,19 @@ def check_l1(
     ``R^HMC ≤ max{1/D², L/(nK)}·R^LD`` (9) and, when ``D ≥ 1/(L√h)``,
     ``R^HMC ≤ (L/(nK))·R^LD`` (10).
 
-    Region (:class:`Region`, as the paper assumes it): n, b ≤ n, K, d positive
-    integers; L, G, h, D > 0; D ≥ 1 and Dh < 1 (Algorithm 1, line 1); h < 1
-    (§4); D − L²n²K²h³/b > 0; ``n²G² > n²K²(n²L²h²G² + hd)`` (before Lemma 1).
-    Nothing else: B.3's "nKbL ≫ 10" is not in the Lemma, and is checked as a
-    separate, narrower reading (``nKbL ≥ 10``).
+    Regime (:data:`L1_REGIME`): the Lemma's region (:class:`Region`: Algorithm 1
+    line 1, §4, the assumption before Lemma 1) and B.3's ``nKbL ≫ 10``, checked as
+    ``nKbL ≥ 10``.  Each of (9), (10) is searched twice: on the regime, and on the
+    Lemma's region without B.3's assumption (counterexamples there lie outside the
+    regime).  The decision is :func:`decide.counterexample_search` with
+    ``up_to_constant=True``: R^HMC and R^LD are the first terms of the ``≲`` bounds
+    (7) and (8), and B.3 argues "asymptotically", so a violation inside the regime
+    refutes only if no proved constant bounds it.  The constant is (10/9)²: B.3's
+    own ``D − a > 0.9D``, proved here by :func:`l1_algebra` and the corrected
+    statements (searched and found to hold).
 
     Every inequality is decided in exact rationals (:func:`bound_ratio`; G enters
-    only as G², T cancels).  The search (:func:`search_bound`) samples the region
-    constructively and maximises ``log(LHS/RHS)`` by Nelder–Mead from many
-    starts; :func:`sup_over_G` gives the exact sup over G for the other
-    parameters, and :func:`l1_algebra` the symbolic facts behind the readings.
+    only as G², T cancels).
 
     Parameters
     ----------
@@ -2072,7 +2119,7 @@ def check_l1(
     factor9, factor10 : callable ``BoundParams -> Fraction``, optional
         The multipliers under test, default :func:`factor_eq9`,
         :func:`factor_eq10` (injectable: a weakened true statement must come out
-        ``confirmed``, a false one ``refuted``).
+        ``confirmed``, a false one negative).
 
     Returns
     -------
@@ -2083,128 +2130,96 @@ def check_l1(
     factor10 = factor10 or factor_eq10
     rng = np.random.default_rng(seed)
     sizes = _sizes(profile)
-    b3 = Fraction(10)
-    parts = []
 
-    part, s9 = _statement_part(
-        "eq. (9) as stated",
-        "R^HMC ≤ max{1/D², L/(nK)}·R^LD on the whole region",
-        factor9,
-        Region(),
-        rng,
-        sizes,
-        [EXAMPLES["eq9"]],
-        holds="no violation found",
-        fails="fails by the factor D²/(D − L²n²K²h³/b)² that B.3 drops (D − a ≫ 0.9D, then "
-        "divides by D²): as G → ∞ the ratio tends to exactly that factor wherever "
-        "1/D² ≥ L/(nK), and along n = K = b = d = L = D = 1, h → 1 it is 1/(1 − h³)² → ∞, "
-        "so no constant c makes R^HMC ≤ c·max{…}·R^LD true on the region",
-        extra={
-            "smallest c on the region": Measurement(
-                math.inf, note="sup unbounded: exact family below, and the optimiser's growth"
-            ),
-            "family sup_G ratio (D = 1)": Measurement(_unbounded_family(factor9, False)),
-        },
-    )
-    parts.append(part)
-    part, s10 = _statement_part(
-        "eq. (10) as stated",
-        "R^HMC ≤ (L/(nK))·R^LD wherever also D ≥ 1/(L√h)",
-        factor10,
-        Region(eq10=True),
-        rng,
-        sizes,
-        [EXAMPLES["eq10"]],
-        holds="no violation found",
-        fails="fails: under D ≥ 1/(L√h) the max is L/(nK) (as B.3 says), but the dropped "
-        "factor D²/(D − a)² remains; along n = K = b = d = L = 1, D = (1 + 1/h)/2, h → 1 "
-        "the sup over G grows without bound",
-        extra={
-            "smallest c on the region": Measurement(math.inf, note="sup unbounded"),
-            "family sup_G ratio (D = (1 + 1/h)/2)": Measurement(_unbounded_family(factor10, True)),
-        },
-    )
-    parts.append(part)
-
-    # B.3 assumes nKbL ≫ 10; with nKbL ≥ 10 the dropped factor is below (10/9)², not 1
-    part9, s9b = _statement_part(
-        "eq. (9) with nKbL ≥ 10 (B.3's assumption)",
-        "R^HMC ≤ max{1/D², L/(nK)}·R^LD where also nKbL ≥ 10",
-        factor9,
-        Region(min_nKbL=b3),
-        rng,
-        sizes,
-        [EXAMPLES["eq9 nKbL≥10"]],
-        holds="no violation found",
-        fails="still fails, but boundedly: the smallest constant is (10/9)² = 100/81 ≈ 1.2346 "
-        "(sup, not attained: nKbL = 10, nKLh → 1, D = 1, G → ∞), since "
-        "D/(D − a) < nKbL/(nKbL − 1)",
-        extra={"smallest c (analytic, sharp)": Measurement(100 / 81, note="(10/9)²")},
-    )
-    parts.append(part9)
-    part10, s10b = _statement_part(
-        "eq. (10) with nKbL ≥ 10 (B.3's assumption)",
-        "R^HMC ≤ (L/(nK))·R^LD where also D ≥ 1/(L√h) and nKbL ≥ 10",
-        factor10,
-        Region(eq10=True, min_nKbL=b3),
-        rng,
-        sizes,
-        [EXAMPLES["eq10 nKbL≥10"]],
-        holds="no violation found",
-        fails="still fails, boundedly: the constant needed lies between the largest ratio "
-        "found and 100/81",
-        extra={"smallest c: upper bound (analytic)": Measurement(100 / 81)},
-    )
-    parts.append(part10)
-
-    # the statements that do hold: power of the search on the true side
-    part, s_fix = _statement_part(
+    # the statements that do hold, first: they prove the constant the verdicts below use
+    algebra = _algebra_part()
+    fixed, s_fix = _corrected_part(
         "eq. (9) with the dropped factor restored",
         "R^HMC ≤ (D/(D − L²n²K²h³/b))²·max{1/D², L/(nK)}·R^LD on the whole region",
         factor_dropped,
         Region(),
         rng,
         sizes,
-        [],
         holds="holds (strictly: algebra part) and is sharp: the largest ratio found tends "
         "to 1 (G → ∞, 1/D² ≥ L/(nK))",
-        fails="the corrected statement fails: the algebra or the evaluation is wrong",
-        failed_verdict="error",
     )
-    parts.append(part)
-    part, s_const = _statement_part(
+    const, s_const = _corrected_part(
         "eq. (9) with constant (nKbL/(nKbL − 1))²",
         "R^HMC ≤ (nKbL/(nKbL − 1))²·max{1/D², L/(nK)}·R^LD where nKbL > 1",
         factor_proof_constant,
         Region(min_nKbL=Fraction(101, 100)),
         rng,
         sizes,
-        [],
         holds="holds (a = (nKLh)³/(nKbL) < 1/(nKbL), D ≥ 1) and is sharp: the largest ratio "
         "found tends to 1; ≤ 100/81 under nKbL ≥ 10, and eq. (10) follows with the same "
         "constant since its condition makes the max L/(nK)",
-        fails="the parameter-only corrected statement fails: the algebra or the evaluation "
-        "is wrong",
-        failed_verdict="error",
     )
-    parts.append(part)
-    parts.append(_algebra_part())
-    searches = {
-        "eq9": s9,
-        "eq10": s10,
-        "eq9 nKbL≥10": s9b,
-        "eq10 nKbL≥10": s10b,
-        "corrected": s_fix,
-        "proof constant": s_const,
-    }
+    c = _bounded_constant(algebra, fixed, const)
+
+    parts = []
+    for eq, factor, paper, eq10, key, fam_label in (
+        ("9", factor9, factor_eq9, False, "eq9", "family sup_G ratio (D = 1)"),
+        ("10", factor10, factor_eq10, True, "eq10", "family sup_G ratio (D = (1 + 1/h)/2)"),
+    ):
+        s_in, m_in, ce_in = _search(
+            factor, Region(eq10=eq10, min_nKbL=B3_NKBL), rng, sizes,
+            [EXAMPLES[f"{key} nKbL≥10"]], "in regime (nKbL ≥ 10)",
+        )  # fmt: skip
+        s_out, m_out, ce_out = _search(
+            factor, Region(eq10=eq10), rng, sizes, [EXAMPLES[key]], "Lemma's region (any nKbL)"
+        )
+        printed = "max{1/D², L/(nK)}" if eq == "9" else "L/(nK)"
+        cond = "" if eq == "9" else " where also D ≥ 1/(L√h)"
+        parts.append(
+            decide.counterexample_search(
+                f"eq. ({eq})",
+                f"R^HMC ≤ {printed}·R^LD{cond}",
+                regime=L1_REGIME,
+                searched=_searched(s_in, s_out),
+                in_regime=ce_in,
+                outside=ce_out,
+                up_to_constant=True,
+                # the constant is proved (l1_algebra) for the paper's multiplier only
+                proved_constant=c if factor is paper else None,
+                holds="no violation found, inside or outside the regime",
+                fails="the dropped factor (D/(D − L²n²K²h³/b))² exceeds 1; it is below "
+                "(nKbL/(nKbL − 1))² ≤ (10/9)² = 1.2346 on the regime (sharp: nKbL = 10, "
+                "nKLh → 1, D = 1, G → ∞), and unbounded only as nKbL → 1, outside it "
+                "(n = K = b = d = L = 1, h → 1: sup_G ratio = 1/(1 − h³)²)",
+                measured={
+                    **m_in,
+                    **m_out,
+                    fam_label: Measurement(_unbounded_family(factor, eq10), note="nKbL = 1"),
+                    "smallest constant on the regime (analytic, sharp)": Measurement(
+                        100 / 81, note="(10/9)²; not attained"
+                    ),
+                },
+                erratum=decide.Erratum(
+                    corrected=f"R^HMC ≤ (D/(D − L²n²K²h³/b))²·{printed}·R^LD{cond}, on the "
+                    f"whole region; in the parameters alone, R^HMC ≤ (nKbL/(nKbL − 1))²·"
+                    f"{printed}·R^LD{cond} for nKbL > 1, a factor ≤ (10/9)² = 100/81 when "
+                    "nKbL ≥ 10 and → 1 as nKbL → ∞",
+                    failing_step=B3_STEP,
+                    command=_L1_CMD.format(key=f"{key} nKbL≥10", factor=f"factor_eq{eq}"),
+                    regime=L1_REGIME,
+                ),
+            )
+        )
+    parts += [fixed, const, algebra]
+    searches = {"corrected": s_fix, "proof constant": s_const}
     return parts, {
         "alpha": None,
         "search": sizes,
+        "regime": L1_REGIME,
         "evaluations": {k: v.n_random + v.n_evals for k, v in searches.items()},
         "arithmetic": "exact rationals (fractions.Fraction); optimiser objective in 60-digit "
         "mpmath, end points rebuilt exactly",
         "T": "cancels",
     }
+
+
+#: The regime of Corollary 3: "(10) becomes (11)", so (10)'s condition and Lemma 1's regime.
+COR3_REGIME = L1_REGIME + "; eq. (10)'s D ≥ 1/(L√h) (Corollary 3: '(10) becomes'); K = n/b"
 
 
 def check_cor3(
@@ -2216,12 +2231,13 @@ def check_cor3(
     """SVRHMC-COR3: Corollary 3, eq. (11): with ``K = n/b``, ``R^HMC ≤ (bL/n²)·R^LD``.
 
     The paper derives (11) from eq. (10) ("(10) becomes"), so the corollary
-    inherits (10)'s condition ``D ≥ 1/(L√h)``; CLAIMS.md states it without.
-    Both readings are checked, on Lemma 1's region (:func:`check_l1`,
-    :class:`Region`) with ``K = n/b``.  K is an epoch length (Algorithm 1,
-    line 6), so only ``b | n`` is admitted (the search draws b and K and sets
-    ``n = bK``); for ``b ∤ n`` the corollary has no instance.  Note
-    ``nKbL = n²L`` at ``K = n/b``.
+    inherits (10)'s condition ``D ≥ 1/(L√h)`` and Lemma 1's regime
+    (:data:`COR3_REGIME`); CLAIMS.md states it without the condition, which is
+    checked as a reading outside the paper's regime.  K is an epoch length
+    (Algorithm 1, line 6), so only ``b | n`` is admitted (the search draws b and K
+    and sets ``n = bK``).  Note ``nKbL = n²L`` at ``K = n/b``.  Decisions as in
+    :func:`check_l1` (:func:`decide.counterexample_search`, up to B.3's proved
+    constant).
 
     Parameters
     ----------
@@ -2238,78 +2254,118 @@ def check_cor3(
     factor11 = factor11 or factor_eq11
     rng = np.random.default_rng(seed)
     sizes = _sizes(profile)
-    b3 = Fraction(10)
-    parts = []
-    part, s_cond = _statement_part(
-        "eq. (11) under eq. (10)'s condition",
-        "R^HMC ≤ (bL/n²)·R^LD where K = n/b and D ≥ 1/(L√h)",
-        factor11,
-        Region(eq10=True, cor3=True),
-        rng,
-        sizes,
-        [EXAMPLES["eq10"]],
-        holds="no violation found",
-        fails="fails as eq. (10) does (it is (10) at K = n/b): the dropped factor "
-        "D²/(D − a)² is unbounded (n = b = K = 1 is admissible, and the eq. (10) family "
-        "applies)",
-        extra={
-            "smallest c on the region": Measurement(math.inf, note="sup unbounded"),
-            "family sup_G ratio (n = b = K = 1, D = (1 + 1/h)/2)": Measurement(
-                _unbounded_family(factor11, True)
-            ),
-        },
-    )
-    parts.append(part)
-    part, s_lit = _statement_part(
-        "eq. (11) without D ≥ 1/(L√h) (CLAIMS.md wording)",
-        "R^HMC ≤ (bL/n²)·R^LD where K = n/b; searched where also nKbL = n²L ≥ 10 "
-        "(B.3's assumption), so the failure is no small-n artefact",
-        factor11,
-        Region(cor3=True, min_nKbL=b3),
-        rng,
-        sizes,
-        [EXAMPLES["eq11 literal"]],
-        holds="no violation found",
-        fails="fails by orders of magnitude even under B.3's nKbL ≥ 10: without (10)'s "
-        "condition the max in (9) can be 1/D² ≫ bL/n², and as G → ∞ the ratio tends to "
-        "n²/(bL(D − a)²), unbounded in n (e.g. ≈ 9·10⁴ at b = 10, K = n/b = 100, D = 1, "
-        "the paper's §5 b and K)",
-        extra={"smallest c on the region": Measurement(math.inf, note="≥ n²/(bLD²) → ∞")},
-    )
-    parts.append(part)
-    part, s_b3 = _statement_part(
-        "eq. (11) under (10)'s condition and nKbL = n²L ≥ 10",
-        "R^HMC ≤ (bL/n²)·R^LD where K = n/b, D ≥ 1/(L√h), n²L ≥ 10",
-        factor11,
-        Region(eq10=True, cor3=True, min_nKbL=b3),
-        rng,
-        sizes,
-        [EXAMPLES["eq10 nKbL≥10"]],
-        holds="no violation found",
-        fails="still fails, boundedly: the constant needed lies between the largest ratio "
-        "found and 100/81",
-        extra={"smallest c: upper bound (analytic)": Measurement(100 / 81)},
-    )
-    parts.append(part)
-    part, s_fix = _statement_part(
+    fixed, s_fix = _corrected_part(
         "eq. (11) with constant (n²L/(n²L − 1))²",
         "R^HMC ≤ (n²L/(n²L − 1))²·(bL/n²)·R^LD where K = n/b, D ≥ 1/(L√h), n²L > 1",
         factor_proof_constant,
         Region(eq10=True, cor3=True, min_nKbL=Fraction(101, 100)),
         rng,
         sizes,
-        [],
         holds="holds: under (10)'s condition max{1/D², L/(nK)} = L/(nK) = bL/n², and "
         "nKbL = n²L, so this is the corrected eq. (9) of SVRHMC-L1",
-        fails="the corrected statement fails: the algebra or the evaluation is wrong",
-        failed_verdict="error",
     )
-    parts.append(part)
-    searches = {"cond": s_cond, "literal": s_lit, "nKbL≥10": s_b3, "corrected": s_fix}
+    algebra = _algebra_part()
+    # the constant is proved (l1_algebra) for the paper's multiplier only
+    c = _bounded_constant(algebra, fixed) if factor11 is factor_eq11 else None
+    s_in, m_in, ce_in = _search(
+        factor11, Region(eq10=True, cor3=True, min_nKbL=B3_NKBL), rng, sizes,
+        [EXAMPLES["eq10 nKbL≥10"]], "in regime (n²L ≥ 10)",
+    )  # fmt: skip
+    s_out, m_out, ce_out = _search(
+        factor11, Region(eq10=True, cor3=True), rng, sizes, [EXAMPLES["eq10"]],
+        "Lemma's region (any n²L)",
+    )  # fmt: skip
+    corrected = (
+        "with K = n/b and D ≥ 1/(L√h): R^HMC ≤ (D/(D − L²n²K²h³/b))²·(bL/n²)·R^LD; in the "
+        "parameters alone R^HMC ≤ (n²L/(n²L − 1))²·(bL/n²)·R^LD for n²L > 1, a factor "
+        "≤ 100/81 when n²L ≥ 10"
+    )
+    parts = [
+        decide.counterexample_search(
+            "eq. (11)",
+            "R^HMC ≤ (bL/n²)·R^LD where K = n/b and D ≥ 1/(L√h)",
+            regime=COR3_REGIME,
+            searched=_searched(s_in, s_out),
+            in_regime=ce_in,
+            outside=ce_out,
+            up_to_constant=True,
+            proved_constant=c,
+            holds="no violation found, inside or outside the regime",
+            fails="it is (10) at K = n/b and inherits its dropped factor (D/(D − a))²: "
+            "≤ (10/9)² on the regime, unbounded only as n²L → 1 (n = b = K = 1)",
+            measured={
+                **m_in,
+                **m_out,
+                "family sup_G ratio (n = b = K = 1, D = (1 + 1/h)/2)": Measurement(
+                    _unbounded_family(factor11, True), note="n²L = 1"
+                ),
+            },
+            erratum=decide.Erratum(
+                corrected=corrected,
+                failing_step=B3_STEP + "; Corollary 3 inherits it through '(10) becomes'",
+                command=_L1_CMD.format(key="eq10 nKbL≥10", factor="factor_eq11"),
+                regime=COR3_REGIME,
+            ),
+        )
+    ]
+    s_lit, m_lit, ce_lit = _search(
+        factor11, Region(cor3=True, min_nKbL=B3_NKBL), rng, sizes, [EXAMPLES["eq11 literal"]],
+        "without (10)'s condition, n²L ≥ 10",
+    )  # fmt: skip
+    parts.append(
+        decide.counterexample_search(
+            "eq. (11) without D ≥ 1/(L√h) (CLAIMS.md wording)",
+            "R^HMC ≤ (bL/n²)·R^LD where K = n/b, with no condition on D",
+            regime=COR3_REGIME,
+            searched=_searched(s_lit),
+            # every point of this search breaks (10)'s condition or could: a violation here
+            # is in the paper's regime only if it also satisfies D ≥ 1/(L√h)
+            in_regime=ce_lit if ce_lit and _in(ce_lit, COR3_REGION) else None,
+            outside=ce_lit if ce_lit and not _in(ce_lit, COR3_REGION) else None,
+            up_to_constant=True,
+            proved_constant=c,
+            holds="no violation found",
+            fails="without (10)'s condition the max in (9) can be 1/D² ≫ bL/n², and as G → ∞ "
+            "the ratio tends to n²/(bL(D − a)²), unbounded in n (≈ 9·10⁴ at b = 10, "
+            "K = n/b = 100, D = 1, the paper's §5 b and K); the paper states (11) only under "
+            "(10)'s condition",
+            measured={
+                **m_lit,
+                "smallest c on this reading": Measurement(math.inf, note="≥ n²/(bLD²) → ∞"),
+            },
+            erratum=decide.Erratum(
+                corrected="state (11) with (10)'s condition D ≥ 1/(L√h), as the paper's "
+                "'(10) becomes' implies: " + corrected,
+                failing_step="CLAIMS.md's wording of Corollary 3 drops the condition "
+                "D ≥ 1/(L√h) that eq. (11) inherits from eq. (10)",
+                command=_L1_CMD.format(key="eq11 literal", factor="factor_eq11"),
+                regime=COR3_REGIME,
+            ),
+        )
+    )
+    parts += [fixed, algebra]
     return parts, {
         "alpha": None,
         "search": sizes,
-        "evaluations": {k: v.n_random + v.n_evals for k, v in searches.items()},
+        "regime": COR3_REGIME,
+        "evaluations": {
+            k: v.n_random + v.n_evals
+            for k, v in {"in": s_in, "out": s_out, "literal": s_lit, "corrected": s_fix}.items()
+        },
         "K = n/b": "only b | n admitted (n drawn as b·K); for b ∤ n the corollary has no instance",
         "T": "cancels",
     }
+
+
+#: Corollary 3's regime as a :class:`Region`.
+COR3_REGION = Region(eq10=True, cor3=True, min_nKbL=B3_NKBL)
+
+
+def _in(counter: dict[str, Any], region: Region) -> bool:
+    """Whether a reported counterexample's point lies in ``region`` (exactly)."""
+    q = counter["parameters"]
+    p = BoundParams(
+        q["n"], q["b"], q["K"], q["d"],
+        *(Fraction(q[k]) for k in ("L", "G2", "h", "D")),
+    )  # fmt: skip
+    return region.contains(p)

@@ -1,0 +1,405 @@
+"""The decision layer: the few rules that turn measurements into a part's verdict (issue 12).
+
+A claim module measures; one of the builders here decides.  Each returns a
+:class:`~sgmcmc_verify.claims.result.Part` whose ``rule`` names the builder, so a
+test can check that no verdict was written by hand.
+
+* :func:`exact_comparison` — a value against the statement, tolerance from float64
+  rounding (or stated, or zero for exact arithmetic).
+* :func:`statistical_test` — a hypothesis test at level α *and* its minimum
+  detectable effect (MDE) at its sample size: a test whose MDE exceeds the declared
+  meaningful effect cannot confirm (it is ``qualified``, with the reason).
+* :func:`order_from_limits` — an order or rate decided from analytic or exact
+  bounds on the quantity divided by the claimed rate, never from a fitted exponent.
+* :func:`counterexample_search` — a counterexample refutes only inside the regime
+  the paper assumes; outside it, or when a statement the paper makes up to constants
+  fails only by a proved bounded constant, the verdict is ``qualified`` with the
+  corrected statement.
+
+Refuted and qualified parts carry an :class:`Erratum` (the corrected statement,
+the failing step of the paper, a one-command counterexample), rendered by
+:func:`sgmcmc_verify.report.errata.render_errata`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import scipy.special
+
+from ..stats.multiplicity import check_alpha
+from .result import Measurement, Part
+
+__all__ = [
+    "EPS",
+    "RULES",
+    "Erratum",
+    "counterexample_search",
+    "exact_comparison",
+    "mde_z",
+    "order_from_limits",
+    "rounding_tolerance",
+    "statistical_test",
+]
+
+#: float64 unit roundoff 2⁻⁵² (numpy's ``finfo(float64).eps``).
+EPS = 2.0**-52
+
+#: The rule names a builder writes into ``Part.rule``.
+RULES = ("exact", "statistical", "order", "counterexample")
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """What an author would print in an erratum for a refuted or qualified part.
+
+    Attributes
+    ----------
+    corrected : str
+        The corrected statement (the constant, factor or condition that makes it true).
+    failing_step : str
+        The equation or line of the paper's argument that fails (or the claim's
+        wording that overreaches), cited.
+    command : str
+        One command that reproduces the counterexample (``sgmcmc-verify check ID
+        --seed S`` or a ``python -c`` one-liner).  Empty: the renderer uses
+        ``sgmcmc-verify check`` with the result's ID, seed and profile.
+    regime : str
+        The regime the paper assumes, in which the corrected statement holds.
+    """
+
+    corrected: str
+    failing_step: str
+    command: str = ""
+    regime: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.corrected.strip() or not self.failing_step.strip():
+            raise ValueError("an erratum needs a corrected statement and the failing step")
+
+    def to_dict(self) -> dict[str, str]:
+        """A JSON-compatible dict (what ``Part.erratum`` stores)."""
+        return asdict(self)
+
+
+def _erratum(e: Erratum | None, verdict: str) -> dict[str, str] | None:
+    """The erratum to store: only on a negative verdict (a confirmed part has none)."""
+    return e.to_dict() if e is not None and verdict in ("refuted", "qualified") else None
+
+
+# --------------------------------------------------------------------------------------
+# (a) exact comparison
+# --------------------------------------------------------------------------------------
+
+
+def rounding_tolerance(scale: float, n_ops: int) -> float:
+    """``n_ops · ε · scale``: a first-order bound on float64 rounding of ``n_ops`` operations.
+
+    Each correctly rounded operation on magnitudes ≤ ``scale`` errs by at most
+    ``ε·scale/2`` (ε = 2⁻⁵²); the bound doubles that per operation for
+    cancellation, so a comparison at this tolerance fails only for real differences.
+    """
+    if n_ops < 1 or not math.isfinite(scale) or scale < 0:
+        raise ValueError(f"need n_ops ≥ 1 and a finite scale ≥ 0, got {n_ops}, {scale}")
+    return n_ops * EPS * scale
+
+
+_RELATIONS = {
+    "==": lambda v, t, tol: abs(v - t) <= tol,
+    "<=": lambda v, t, tol: v <= t + tol,
+    "<": lambda v, t, tol: v < t + tol if tol else v < t,
+    ">=": lambda v, t, tol: v >= t - tol,
+    ">": lambda v, t, tol: v > t - tol if tol else v > t,
+}
+
+
+def exact_comparison(
+    name: str,
+    expectation: str,
+    *,
+    value: Any,
+    target: Any,
+    relation: str = "==",
+    tol: float = 0.0,
+    tol_source: str = "exact arithmetic",
+    holds: str,
+    fails: str,
+    failed_verdict: str = "refuted",
+    measured: Mapping[str, Measurement] | None = None,
+    counterexample: dict[str, Any] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """A part decided by ``value relation target`` within ``tol``.
+
+    Parameters
+    ----------
+    value, target
+        Numbers (int, Fraction, float, sympy numbers) or booleans (``relation="=="``).
+    relation : {"==", "<=", "<", ">=", ">"}
+    tol : float
+        0 for exact arithmetic; for float64 use :func:`rounding_tolerance` and say
+        so in ``tol_source``.
+    failed_verdict : {"refuted", "qualified", "error"}
+        The verdict when the comparison fails: ``error`` when a failure means the
+        tool itself is wrong (a corrected statement that must hold).
+    erratum : Erratum, optional
+        Stored on the part when the verdict is negative.
+    """
+    if relation not in _RELATIONS:
+        raise ValueError(f"relation must be one of {tuple(_RELATIONS)}, got {relation!r}")
+    if failed_verdict not in ("refuted", "qualified", "error"):
+        raise ValueError(f"failed_verdict must be refuted, qualified or error: {failed_verdict!r}")
+    if tol < 0 or not math.isfinite(tol):
+        raise ValueError(f"tol must be finite and ≥ 0, got {tol}")
+    ok = bool(_RELATIONS[relation](value, target, tol))
+    verdict = "confirmed" if ok else failed_verdict
+    m = {
+        **(measured or {}),
+        "comparison": Measurement(
+            f"{value!s} {relation} {target!s}",
+            note=f"tolerance {tol:g} ({tol_source})",
+        ),
+    }
+    return Part(
+        name,
+        verdict,
+        expectation,
+        m,
+        holds if ok else fails,
+        None if ok else counterexample,
+        rule="exact",
+        erratum=_erratum(erratum, verdict),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (b) statistical test with its power
+# --------------------------------------------------------------------------------------
+
+
+def mde_z(alpha: float, se: float, *, power: float = 0.9, sides: int = 2) -> float:
+    """Minimum detectable effect of a z-test: ``(z_{1−α/sides} + z_{power})·se``.
+
+    The smallest true deviation the test rejects with probability ``power`` at
+    level ``alpha`` (normal approximation; the far tail of a two-sided test is
+    neglected, which makes this slightly conservative).
+    """
+    alpha = check_alpha(alpha)
+    check_alpha(power, name="power")
+    if sides not in (1, 2):
+        raise ValueError(f"sides must be 1 or 2, got {sides}")
+    if not (se >= 0 and math.isfinite(se)):
+        raise ValueError(f"se must be finite and ≥ 0, got {se}")
+    return float((-scipy.special.ndtri(alpha / sides) + scipy.special.ndtri(power)) * se)
+
+
+def statistical_test(
+    name: str,
+    expectation: str,
+    *,
+    estimate: float,
+    target: float,
+    se: float,
+    alpha: float,
+    meaningful_effect: float,
+    effect_label: str,
+    power: float = 0.9,
+    holds: str,
+    fails: str,
+    measured: Mapping[str, Measurement] | None = None,
+    counterexample: dict[str, Any] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """A part decided by a two-sided z-test of ``estimate = target`` at level ``alpha``.
+
+    ``z = (estimate − target)/se``; reject when ``|z| > z_{1−α/2}`` → ``refuted``.
+    Otherwise the part ``confirmed`` only if the test could have seen a
+    meaningful error: ``MDE = (z_{1−α/2} + z_{power})·se ≤ meaningful_effect``
+    (declared by the caller, in the units of ``estimate``, and named by
+    ``effect_label``).  With a larger MDE the test is underpowered and the part is
+    ``qualified`` ("no deviation seen, but deviations below MDE would go unseen").
+
+    Returns
+    -------
+    Part
+        ``measured`` gains ``z``, ``α``, ``MDE (power p)`` and the threshold.
+    """
+    alpha = check_alpha(alpha)
+    if not (se > 0 and math.isfinite(se)):
+        raise ValueError(f"se must be finite and > 0, got {se}")
+    if not (meaningful_effect > 0 and math.isfinite(meaningful_effect)):
+        raise ValueError(f"meaningful_effect must be finite and > 0, got {meaningful_effect}")
+    z = (estimate - target) / se
+    crit = float(-scipy.special.ndtri(alpha / 2))
+    mde = mde_z(alpha, se, power=power)
+    reject = abs(z) > crit
+    if reject:
+        verdict, reading = "refuted", fails
+    elif mde <= meaningful_effect:
+        verdict, reading = "confirmed", holds
+    else:
+        verdict = "qualified"
+        reading = (
+            f"no deviation detected (|z| = {abs(z):.3g} ≤ {crit:.3g}), but the test is "
+            f"underpowered: it detects only {effect_label} ≥ {mde:.3g} with power {power:g} "
+            f"at α = {alpha:g}, above the declared meaningful {meaningful_effect:g}"
+        )
+    m = {
+        **(measured or {}),
+        "estimate − target": Measurement(estimate - target, stderr=se),
+        "z": Measurement(z, note=f"reject if |z| > {crit:.4g} (two-sided, α = {alpha:g})"),
+        f"MDE (power {power:g})": Measurement(
+            mde, note=f"{effect_label} detectable; declared meaningful ≥ {meaningful_effect:g}"
+        ),
+    }
+    return Part(
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        counterexample if reject else None,
+        rule="statistical",
+        erratum=_erratum(erratum, verdict),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (c) order / rate from bounds, never from a fitted exponent
+# --------------------------------------------------------------------------------------
+
+
+def order_from_limits(
+    name: str,
+    expectation: str,
+    *,
+    claimed: str,
+    lower_limit: float | None,
+    upper_limit: float | None,
+    derivation: str,
+    holds: str,
+    fails: str,
+    undecided: str,
+    measured: Mapping[str, Measurement] | None = None,
+    counterexample: dict[str, Any] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """Decide "quantity = O(claimed rate)" from limits of proved bounds, never from a fit.
+
+    ``lower_limit`` and ``upper_limit`` are the limits (as the small parameter
+    goes to 0) of a proved lower and a proved upper bound of ``quantity/rate``,
+    from exact values or an analytic bound (``derivation`` says which); ``None``
+    means no such bound is available.
+
+    * upper limit finite → ``confirmed`` (the O-bound is proved);
+    * lower limit infinite → ``refuted`` (the quantity outgrows the rate);
+    * otherwise → ``qualified``: the bounds do not decide; ``undecided`` says why.
+    """
+    if lower_limit is not None and upper_limit is not None and lower_limit > upper_limit:
+        raise ValueError(f"lower limit {lower_limit} exceeds upper limit {upper_limit}")
+    if upper_limit is not None and math.isfinite(upper_limit):
+        verdict, reading = "confirmed", holds
+    elif lower_limit is not None and math.isinf(lower_limit):
+        verdict, reading = "refuted", fails
+    else:
+        verdict, reading = "qualified", undecided
+    m = {
+        **(measured or {}),
+        f"lim lower bound / ({claimed})": Measurement(lower_limit, note=derivation),
+        f"lim upper bound / ({claimed})": Measurement(upper_limit, note=derivation),
+    }
+    return Part(
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        counterexample if verdict == "refuted" else None,
+        rule="order",
+        erratum=_erratum(erratum, verdict),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (d) counterexample search within a declared regime
+# --------------------------------------------------------------------------------------
+
+
+def counterexample_search(
+    name: str,
+    expectation: str,
+    *,
+    regime: str,
+    searched: str,
+    in_regime: dict[str, Any] | None,
+    outside: dict[str, Any] | None = None,
+    up_to_constant: bool = False,
+    proved_constant: float | None = None,
+    holds: str,
+    fails: str,
+    measured: Mapping[str, Measurement] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """A part decided by a search for counterexamples, judged against the paper's regime.
+
+    Parameters
+    ----------
+    regime : str
+        The assumptions and regime the paper states for the statement.
+    searched : str
+        What was searched (region, size, method), for the report.
+    in_regime, outside : dict or None
+        The worst counterexample found inside the regime and outside it (``None``:
+        none found there).
+    up_to_constant : bool
+        The paper makes the statement only up to constants (it compares terms of
+        ``≲`` bounds, or its proof argues "asymptotically").  Then a counterexample
+        inside the regime refutes only if no finite constant repairs it.
+    proved_constant : float, optional
+        A constant ``c`` for which the corrected statement is proved (and checked)
+        on the whole regime; ``inf`` or ``None`` when there is none.
+
+    Rules
+    -----
+    * no counterexample → ``confirmed`` (as far as searched: ``searched`` says how far);
+    * counterexamples only outside the regime → ``qualified`` (holds on the regime);
+    * inside, with ``up_to_constant`` and a finite ``proved_constant`` → ``qualified``
+      (holds up to that constant);
+    * inside otherwise → ``refuted``.
+    """
+    bounded = up_to_constant and proved_constant is not None and math.isfinite(proved_constant)
+    if in_regime is None and outside is None:
+        verdict, reading = "confirmed", holds
+    elif in_regime is None:
+        verdict = "qualified"
+        reading = f"holds on the paper's regime ({regime}); fails only outside it: {fails}"
+    elif bounded:
+        verdict = "qualified"
+        reading = (
+            f"fails as printed inside the paper's regime ({regime}), but only by a bounded "
+            f"factor ≤ {proved_constant:.6g}, and the paper states it up to constants: {fails}"
+        )
+    else:
+        verdict, reading = "refuted", f"fails inside the paper's regime ({regime}): {fails}"
+    m = {
+        **(measured or {}),
+        "regime (paper)": Measurement(regime),
+        "searched": Measurement(searched),
+        "counterexample in regime": Measurement(in_regime is not None),
+        "counterexample outside regime": Measurement(outside is not None),
+    }
+    if up_to_constant:
+        m["proved constant"] = Measurement(proved_constant)
+    return Part(
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        in_regime if in_regime is not None else outside,
+        rule="counterexample",
+        erratum=_erratum(erratum, verdict),
+    )

@@ -1,0 +1,194 @@
+"""The decision layer (issue 12): every builder decides by its stated rule, both ways."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import pytest
+from scipy import stats
+
+from sgmcmc_verify.claims import decide
+from sgmcmc_verify.claims.decide import (
+    Erratum,
+    counterexample_search,
+    exact_comparison,
+    mde_z,
+    order_from_limits,
+    rounding_tolerance,
+    statistical_test,
+)
+from sgmcmc_verify.claims.result import ClaimResult
+
+ERR = Erratum("x ≤ 2y", "eq. (3), second line", "python -c 'print(1)'", "y > 0")
+TEXT = {"holds": "it holds", "fails": "it fails"}
+
+
+# -- (a) exact comparison -------------------------------------------------------------------
+
+
+def test_exact_comparison_confirms_an_exact_equality_and_refutes_a_difference():
+    ok = exact_comparison(
+        "a",
+        "1/3 + 1/6 = 1/2",
+        value=Fraction(1, 3) + Fraction(1, 6),
+        target=Fraction(1, 2),
+        **TEXT,
+        erratum=ERR,
+    )
+    assert (ok.verdict, ok.rule, ok.erratum, ok.reading) == ("confirmed", "exact", None, "it holds")
+    bad = exact_comparison(
+        "a",
+        "1/3 = 0.333",
+        value=Fraction(1, 3),
+        target=Fraction(333, 1000),
+        **TEXT,
+        counterexample={"x": 1},
+        erratum=ERR,
+    )
+    assert (bad.verdict, bad.counterexample, bad.erratum) == ("refuted", {"x": 1}, ERR.to_dict())
+
+
+def test_rounding_tolerance_admits_float_rounding_but_not_a_one_percent_error():
+    # 0.1 + 0.2 differs from 0.3 by one ulp; 2 operations of scale 0.3 allow 2·ε·0.3
+    tol = rounding_tolerance(0.3, 2)
+    assert exact_comparison("f", "", value=0.1 + 0.2, target=0.3, tol=tol, **TEXT).verdict == (
+        "confirmed"
+    )
+    assert exact_comparison("f", "", value=0.303, target=0.3, tol=tol, **TEXT).verdict == "refuted"
+    assert tol == 2 * 2.0**-52 * 0.3
+
+
+def test_exact_comparison_inequalities_and_failed_verdict():
+    assert (
+        exact_comparison("i", "", value=1, target=2, relation="<=", **TEXT).verdict == "confirmed"
+    )
+    assert exact_comparison("i", "", value=3, target=2, relation="<=", **TEXT).verdict == "refuted"
+    assert exact_comparison("i", "", value=2, target=2, relation="<", **TEXT).verdict == "refuted"
+    part = exact_comparison(
+        "i", "", value=3, target=2, relation="<=", failed_verdict="error", **TEXT
+    )
+    assert part.verdict == "error"
+    with pytest.raises(ValueError, match="relation"):
+        exact_comparison("i", "", value=1, target=1, relation="~", **TEXT)
+
+
+# -- (b) statistical test with power -------------------------------------------------------
+
+
+def test_mde_is_the_textbook_formula():
+    # (z_{0.975} + z_{0.9})·se = (1.959964 + 1.281552)·se, from scipy.stats directly
+    want = (stats.norm.ppf(0.975) + stats.norm.ppf(0.9)) * 0.5
+    assert mde_z(0.05, 0.5) == pytest.approx(want, rel=1e-12)
+    assert mde_z(0.05, 0.5, sides=1) == pytest.approx(
+        (stats.norm.ppf(0.95) + stats.norm.ppf(0.9)) * 0.5, rel=1e-12
+    )
+
+
+def test_statistical_test_three_outcomes():
+    kw = dict(target=1.0, alpha=0.01, effect_label="mean errors", **TEXT)
+    # powered and no deviation: MDE = (2.576 + 1.282)·0.01 = 0.0386 ≤ 0.05
+    ok = statistical_test("s", "", estimate=1.005, se=0.01, meaningful_effect=0.05, **kw)
+    assert (ok.verdict, ok.rule) == ("confirmed", "statistical")
+    assert ok.measured["MDE (power 0.9)"].value == pytest.approx(0.0386, abs=1e-4)
+    # same data, but only errors ≥ 0.02 matter: underpowered → qualified, with the reason
+    weak = statistical_test("s", "", estimate=1.005, se=0.01, meaningful_effect=0.02, **kw)
+    assert weak.verdict == "qualified" and "underpowered" in weak.reading
+    # |z| = 3 > 2.576 at α = 0.01 → refuted
+    bad = statistical_test(
+        "s", "", estimate=1.03, se=0.01, meaningful_effect=0.05, counterexample={"seed": 3}, **kw
+    )
+    assert (bad.verdict, bad.counterexample) == ("refuted", {"seed": 3})
+
+
+def test_statistical_test_false_alarm_rate_is_alpha():
+    # exact: the rejection region |z| > z_{1-α/2} has probability α under the null
+    crit = stats.norm.isf(0.005)
+    assert 2 * stats.norm.sf(crit) == pytest.approx(0.01, rel=1e-12)
+    at_edge = statistical_test(
+        "s",
+        "",
+        estimate=crit * 0.999,
+        target=0.0,
+        se=1.0,
+        alpha=0.01,
+        meaningful_effect=10.0,
+        effect_label="e",
+        **TEXT,
+    )
+    past = statistical_test(
+        "s",
+        "",
+        estimate=crit * 1.001,
+        target=0.0,
+        se=1.0,
+        alpha=0.01,
+        meaningful_effect=10.0,
+        effect_label="e",
+        **TEXT,
+    )
+    assert (at_edge.verdict, past.verdict) == ("confirmed", "refuted")
+
+
+# -- (c) order from bounds ---------------------------------------------------------------
+
+
+def test_order_from_limits_decides_only_from_bounds():
+    kw = dict(claimed="ε⁻²", derivation="analytic", holds="h", fails="f", undecided="u")
+    assert order_from_limits("o", "", lower_limit=0.5, upper_limit=3.0, **kw).verdict == (
+        "confirmed"
+    )
+    refuted = order_from_limits("o", "", lower_limit=math.inf, upper_limit=None, **kw)
+    assert (refuted.verdict, refuted.rule) == ("refuted", "order")
+    und = order_from_limits("o", "", lower_limit=0.0, upper_limit=math.inf, **kw)
+    assert (und.verdict, und.reading) == ("qualified", "u")
+    assert order_from_limits("o", "", lower_limit=None, upper_limit=None, **kw).verdict == (
+        "qualified"
+    )
+    with pytest.raises(ValueError, match="exceeds"):
+        order_from_limits("o", "", lower_limit=2.0, upper_limit=1.0, **kw)
+
+
+# -- (d) counterexample search within the paper's regime -----------------------------------
+
+
+def test_counterexample_search_respects_the_regime():
+    kw = dict(regime="n ≥ 10", searched="100 points", holds="h", fails="f", erratum=ERR)
+    assert counterexample_search("c", "", in_regime=None, **kw).verdict == "confirmed"
+    out = counterexample_search("c", "", in_regime=None, outside={"n": 1}, **kw)
+    assert (out.verdict, out.counterexample, out.erratum["regime"]) == (
+        "qualified",
+        {"n": 1},
+        "y > 0",
+    )
+    inside = counterexample_search("c", "", in_regime={"n": 20}, outside={"n": 1}, **kw)
+    assert (inside.verdict, inside.counterexample) == ("refuted", {"n": 20})
+    # up to constants: bounded by a proved constant → qualified; unbounded → refuted
+    bounded = counterexample_search(
+        "c", "", in_regime={"n": 20}, up_to_constant=True, proved_constant=100 / 81, **kw
+    )
+    assert bounded.verdict == "qualified" and "1.23457" in bounded.reading
+    unbounded = counterexample_search(
+        "c", "", in_regime={"n": 20}, up_to_constant=True, proved_constant=math.inf, **kw
+    )
+    assert unbounded.verdict == "refuted"
+    # an exact statement is refuted by any violation in the regime, bounded or not
+    exact = counterexample_search("c", "", in_regime={"n": 20}, proved_constant=1.01, **kw)
+    assert exact.verdict == "refuted"
+
+
+def test_erratum_needs_content_and_survives_json():
+    with pytest.raises(ValueError, match="corrected"):
+        Erratum("", "eq. (1)")
+    part = counterexample_search(
+        "c", "", regime="r", searched="s", in_regime={"n": 1}, holds="h", fails="f", erratum=ERR
+    )
+    r = ClaimResult("X", "P", "loc", "stmt", "refuted", parts=[part])
+    back = json.loads(json.dumps(r.to_dict()))
+    assert back["parts"][0]["rule"] == "counterexample"
+    assert back["parts"][0]["erratum"]["corrected"] == "x ≤ 2y"
+
+
+def test_rules_listed():
+    assert set(decide.RULES) == {"exact", "statistical", "order", "counterexample"}
