@@ -2,6 +2,7 @@
 implementations, and power: planted bugs (a dense "LP solution", a non-optimal vertex,
 eq. (4) with its exponent's sign flipped, uniform weights) turn the verdicts around."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -236,6 +237,48 @@ def test_three_point_law_is_a_probability_and_c1_two_ways():
         enum, closed = ewsg.t3_first_order(n)
         assert enum == closed
     assert ewsg.t3_first_order(1)[0] == 0  # one datum: p_E is uniform
+
+
+def test_c1_sign_follows_the_law_not_the_spread():
+    # issue 12: "the weights add variance whenever the ‖∇V_i‖ vary" is false.  ∇V_i = 4/5
+    # w.p. 9/10, 0 w.p. 1/10 (bounded, varying) has c₁ < 0, exactly, at every n tried
+    law = ewsg.TWO_POINT_NEGATIVE
+    for n in (5, 10, 20):
+        enum, closed = ewsg.t3_first_order(n, *law)
+        assert enum == closed and enum < 0, n
+
+    # the population sign rule: cov(g², (g − μ)²) = 2μμ₃ + Var((g − μ)²) < 0 for this law
+    # (skewed against its mean) and > 0 for the check's three-point law
+    def pop_cov(values, probs):
+        mu = sum(q * v for q, v in zip(probs, values, strict=True))
+        e = [v - mu for v in values]
+        m3 = sum(q * x**3 for q, x in zip(probs, e, strict=True))
+        m2 = sum(q * x**2 for q, x in zip(probs, e, strict=True))
+        var_e2 = sum(q * x**4 for q, x in zip(probs, e, strict=True)) - m2**2
+        direct = (
+            sum(q * v * v * x * x for q, v, x in zip(probs, values, e, strict=True))
+            - sum(q * v * v for q, v in zip(probs, values, strict=True)) * m2
+        )
+        assert direct == 2 * mu * m3 + var_e2  # the identity, in rationals
+        return direct
+
+    assert pop_cov(*law) < 0
+    assert pop_cov(ewsg.THREE_POINT_VALUES, ewsg.THREE_POINT_PROBS) > 0
+    # and E[Δ] itself is negative at small h for that law: exact enumeration over the
+    # 11 compositions of n = 10, Δ from the eq. (4) weights; E[Δ]/h → c₁ (O(h) remainder)
+    n, h = 10, 1e-5
+    grads = np.array([[0.0] * a + [0.8] * (n - a) for a in range(n + 1)])[:, :, None]
+    prob = np.array([math.comb(n, a) * 0.1**a * 0.9 ** (n - a) for a in range(n + 1)])
+    delta = ewsg.tr_cov_difference(grads, ewsg.ewsg_log_weights(grads, np.zeros((n + 1, 1)), h))
+    c1 = float(ewsg.t3_first_order(n, *law)[0])
+    assert prob @ delta < 0
+    assert prob @ delta / h == pytest.approx(c1, rel=1e-3)  # O(h) remainder: h·c₂/c₁ ≪ 1e-3
+
+
+def test_t3_reading_states_the_sign_rule(t3):
+    reading = t3.part("sign of E[Δ], exact").reading
+    assert "whenever the ‖∇V_i‖ vary" not in reading
+    assert "skewed against its mean" in reading and "-82944/15625" in reading
 
 
 def test_c_min_exact_on_a_two_point_law():

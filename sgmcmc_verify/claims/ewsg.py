@@ -43,6 +43,7 @@ from ..estimators import EWSG, EWSGRand
 from ..problems.base import Problem
 from ..problems.gaussian import gaussian_differing, gaussian_identical
 from ..stats import bonferroni, chisquare_gof
+from . import decide
 from .result import Measurement, Part
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "NONZERO_TOL",
     "STEP_SIZES",
     "T3_ALPHA",
+    "TWO_POINT_NEGATIVE",
     "X_RULES",
     "check_mh",
     "check_t1",
@@ -1385,14 +1387,30 @@ def three_point_sets(n: int) -> tuple[np.ndarray, np.ndarray, list[tuple[int, in
     return grads, prob, comps
 
 
-def t3_first_order(n: int) -> tuple[Fraction, Fraction]:
-    """``c₁ = lim_{h→0} E[Δ]/h`` for the three-point law with x = 0 or x̂, exactly, two ways.
+def t3_first_order(
+    n: int,
+    values: tuple[Fraction, ...] = THREE_POINT_VALUES,
+    probs: tuple[Fraction, ...] = THREE_POINT_PROBS,
+) -> tuple[Fraction, Fraction]:
+    """``c₁ = lim_{h→0} E[Δ]/h`` for i.i.d. ∇V_i on a finite law, with x = 0 or x̂, exactly.
 
     With ``x = √h y`` (any ``x = O(√h)``) the exponent of eq. (4) is ``h s_i`` with
     ``s_i = ½‖y + g_i/σ‖²``, ``g_i = n∇V_i``, so ``p_i = 1/n + (h/n)(s_i − s̄) + O(h²)``
     and ``dΔ/dh|₀ = cov_U(s, ‖g − ḡ‖²)`` (the ``‖Σδ_i(g_i − ḡ)‖²`` term is ``O(h²)``).  For
     ``x = 0``, and in expectation for ``x̂`` (``y = γr/σ`` is independent of the data with
     ``E y = 0``), ``c₁ = E[cov_U(‖g‖², ‖g − ḡ‖²)]/(2σ²)``.
+
+    Its sign is not fixed: for a large n it is the sign of the population
+    ``cov(g², (g − μ)²) = 2μ·μ₃ + Var((g − μ)²)`` (d = 1; μ the mean, μ₃ the third central
+    moment), so a law skewed against its mean (``μ·μ₃ < 0``, e.g. ∇V_i = 4/5 w.p. 9/10 and
+    0 w.p. 1/10) gives ``c₁ < 0``, and one skewed with it ``c₁ > 0``.
+
+    Parameters
+    ----------
+    n : int
+        Number of data terms.
+    values, probs : tuple of Fraction
+        The law of each ∇V_i (d = 1), default the three-point law of the check.
 
     Returns
     -------
@@ -1401,12 +1419,14 @@ def t3_first_order(n: int) -> tuple[Fraction, Fraction]:
         (d = 1, raw moments ``μ_k`` of ``g``, ``S_k = Σ g_i^k``)
         ``E[S₄/n − 2S₁S₃/n² − S₂²/n² + 2S₁²S₂/n³]``.
     """
+    if len(values) != len(probs) or sum(probs) != 1 or min(probs) < 0:
+        raise ValueError("values and probs must have equal length, probs ≥ 0 summing to 1")
     s2 = Fraction(2 * GAMMA)  # σ² = 2γ (T = 1), exact for γ = 10
-    vals = [n * v for v in THREE_POINT_VALUES]
+    vals = [n * Fraction(v) for v in values]
     total = Fraction(0)
-    for comp in ((a, b, n - a - b) for a in range(n + 1) for b in range(n + 1 - a)):
+    for comp in _compositions(n, len(vals)):
         w = Fraction(math.factorial(n), math.prod(math.factorial(k) for k in comp))
-        w *= math.prod(q**k for q, k in zip(THREE_POINT_PROBS, comp, strict=True))
+        w *= math.prod(Fraction(q) ** k for q, k in zip(probs, comp, strict=True))
         gbar = sum((k * v for k, v in zip(comp, vals, strict=True)), Fraction(0)) / n
         mean_ab = sum(
             (k * v * v * (v - gbar) ** 2 for k, v in zip(comp, vals, strict=True)), Fraction(0)
@@ -1415,7 +1435,7 @@ def t3_first_order(n: int) -> tuple[Fraction, Fraction]:
         mean_b = sum((k * (v - gbar) ** 2 for k, v in zip(comp, vals, strict=True)), Fraction(0))
         total += w * (mean_ab / n - (mean_a / n) * (mean_b / n))
     mu = [
-        sum((q * v**k for q, v in zip(THREE_POINT_PROBS, vals, strict=True)), Fraction(0))
+        sum((Fraction(q) * v**k for q, v in zip(probs, vals, strict=True)), Fraction(0))
         for k in range(5)
     ]
     m = n - 1
@@ -1428,6 +1448,30 @@ def t3_first_order(n: int) -> tuple[Fraction, Fraction]:
         / n**2
     )
     return total / (2 * s2), closed / (2 * s2)
+
+
+def _c1_negative_text(n: int = 10) -> str:
+    """``c₁`` of :data:`TWO_POINT_NEGATIVE` at ``n``, exact, as text for the reading."""
+    c1 = t3_first_order(n, *TWO_POINT_NEGATIVE)[0]
+    return f"{c1} ≈ {float(c1):.4g}"
+
+
+def _compositions(n: int, k: int):
+    """All ``k``-tuples of non-negative integers summing to ``n``."""
+    if k == 1:
+        yield (n,)
+        return
+    for a in range(n + 1):
+        for rest in _compositions(n - a, k - 1):
+            yield (a, *rest)
+
+
+#: Theorem 3's regime (EWSG §4.2, reassembled from the garbled text).
+T3_REGIME = "∇V_i(θ) i.i.d. and bounded at a fixed θ; x = O(√h); E and P over the data (and r)"
+
+#: A law with ``c₁ < 0`` (issue 12): mass 9/10 at the large gradient, skewed against its
+#: mean, so the eq. (4) weights' tilt towards large ‖g‖ *reduces* the variance at first order.
+TWO_POINT_NEGATIVE = ((Fraction(0), Fraction(4, 5)), (Fraction(1, 10), Fraction(9, 10)))
 
 
 @functools.lru_cache(maxsize=8)
@@ -1623,8 +1667,13 @@ def check_t3(
             f"c₁h + O(h²) with c₁ = E[cov_U(‖g‖², ‖g − ḡ‖²)]/(2σ²) (g = n∇V_i) = "
             f"{', '.join(r['c₁ (rational, enumeration)'] for r in c1_rows.values())} for n = "
             f"{', '.join(map(str, c1_rows))}: the weights of eq. (4) tilt towards large "
-            "‖x + n a_i‖, i.e. towards large gradients, which adds variance whenever the "
-            "‖∇V_i‖ vary.  E[Δ] turns negative only at larger h (smallest grid h with "
+            "‖x + n a_i‖, i.e. towards large gradients; whether that adds or removes variance "
+            "depends on the law of ∇V_i, not on its spread alone: the sign of c₁ is (for "
+            "large n) that of cov(g², (g − μ)²) = 2μμ₃ + Var((g − μ)²), positive for this "
+            "law, negative for one skewed against its mean (∇V_i = 4/5 w.p. 9/10, 0 w.p. "
+            f"1/10: c₁ = {_c1_negative_text()} at n = 10).  So Theorem 3 fails for some "
+            "bounded laws and holds at small h for others.  E[Δ] turns negative only at "
+            "larger h (smallest grid h with "
             f"E[Δ] < 0: {crossing}), where p_E concentrates on a few indices "
             "(h n² Var(∇V_i)/σ² ≳ 1) and Tr cov_{p_E} → 0; x = 1 gives E[Δ] < 0 in "
             f"{sum(v < 0 for row in table['x = 1'].values() for v in row.values())}/"
@@ -1635,27 +1684,51 @@ def check_t3(
     else:
         ex_verdict = "not-checkable"
         ex_reading = "E[Δ] is within rounding of 0 in some x = O(√h) cells"
-    parts.append(
-        Part(
-            "sign of E[Δ], exact",
-            ex_verdict,
-            "E[Δ] < 0 whenever x = O(√h) (x = 0, x̂ = √h γ r/σ); Theorem 3 as reassembled "
-            "from the garbled text: ∇V_i(θ) i.i.d., |∇V_i| ≤ R, E and P over them (and r)",
-            {
-                "E[Δ] by x, n, h": Measurement(
-                    table,
-                    note="three-point law, exact enumeration; r ~ N(0, 1) by Gauss–Hermite",
-                ),
-                "first-order coefficient c₁ = lim E[Δ]/h (x = 0 and x̂)": Measurement(c1_rows),
-                "smallest h in the grid with E[Δ] < 0": Measurement(crossing),
-                f"max Gauss–Hermite change ({gh} → {2 * gh} nodes) / E Tr cov_U": Measurement(
-                    gh_err, note=f"at {gh_cell}; added to the cell's error bar"
-                ),
-            },
-            ex_reading,
-            exact_fail,
-        )
+    ex_name = "sign of E[Δ], exact"
+    ex_expect = (
+        "E[Δ] < 0 whenever x = O(√h) (x = 0, x̂ = √h γ r/σ); Theorem 3 as reassembled "
+        "from the garbled text: ∇V_i(θ) i.i.d., |∇V_i| ≤ R, E and P over them (and r)"
     )
+    ex_measured = {
+        "E[Δ] by x, n, h": Measurement(
+            table,
+            note="three-point law, exact enumeration; r ~ N(0, 1) by Gauss–Hermite",
+        ),
+        "first-order coefficient c₁ = lim E[Δ]/h (x = 0 and x̂)": Measurement(c1_rows),
+        "smallest h in the grid with E[Δ] < 0": Measurement(crossing),
+        f"max Gauss–Hermite change ({gh} → {2 * gh} nodes) / E Tr cov_U": Measurement(
+            gh_err, note=f"at {gh_cell}; added to the cell's error bar"
+        ),
+    }
+    if ex_verdict == "not-checkable":  # no decision: rounding hides the sign
+        parts.append(Part(ex_name, ex_verdict, ex_expect, ex_measured, ex_reading))
+    else:
+        # every cell is inside Theorem 3's regime (bounded i.i.d. ∇V_i, x = O(√h)), so a
+        # positive E[Δ] is a counterexample in the regime
+        parts.append(
+            decide.counterexample_search(
+                ex_name,
+                ex_expect,
+                regime=T3_REGIME,
+                searched=f"{n_cells} (n, h, x) cells of the three-point law, exact enumeration",
+                in_regime=exact_fail,
+                holds=ex_reading,
+                fails=ex_reading,
+                measured=ex_measured,
+                erratum=decide.Erratum(
+                    corrected="E[Δ] = c₁h + O(h²) for x = O(√h), with c₁ = "
+                    "E[cov_U(‖g‖², ‖g − ḡ‖²)]/(2σ²), g = n∇V_i; E[Δ] < 0 at small h iff "
+                    "c₁ < 0, which depends on the law of ∇V_i (for large n, the sign of "
+                    "2μμ₃ + Var((g − μ)²), d = 1), not only on its boundedness: add that "
+                    "condition, or state the reduction for h n²Var(∇V_i)/σ² ≳ 1 only",
+                    failing_step="EWSG Theorem 3 (§4.2), the conclusion 'If x = O(√h), we "
+                    "have E[Δ] < 0' for bounded i.i.d. ∇V_i(θ)",
+                    command='python -c "from sgmcmc_verify.claims.ewsg import '
+                    't3_first_order; print(t3_first_order(10))"',
+                    regime=T3_REGIME,
+                ),
+            )
+        )
 
     # -- Monte Carlo: uniform-ball law (d = 2) and the §5.1 data ----------------------------
     ns_mc = (10, 20) if quick else (5, 10, 20, 50)
