@@ -28,6 +28,8 @@ import numpy as np
 from ._validation import as_theta, finite_array, positive
 
 __all__ = [
+    "BAOA",
+    "OBABO",
     "SGNHT",
     "MatrixThermostatState",
     "MomentumState",
@@ -308,6 +310,72 @@ class SymmetricSplitting(_Momentum):
         p2 = p1 - h * grad + math.sqrt(2 * self.D * h) * noise  # (14)
         p = decay * p2  # (15)
         return state._replace(theta=theta1 + 0.5 * h * p, p=p)  # (16)
+
+
+@dataclass(frozen=True)
+class _OUFriction(_Momentum):
+    """Schemes with an exact Ornstein–Uhlenbeck "O" step ``p ← e^{−γh} p + √(1 − e^{−2γh}) ξ``."""
+
+    gamma: float = 1.0
+    family = "underdamped"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        positive("gamma", self.gamma)
+
+    def _o(self, p: np.ndarray, noise: np.ndarray) -> np.ndarray:
+        decay = math.exp(-self.gamma * self.h)
+        # √(1 − e^{−2γh}) via expm1: no cancellation when γh is small
+        return decay * p + math.sqrt(-math.expm1(-2 * self.gamma * self.h)) * noise
+
+
+@dataclass(frozen=True)
+class BAOA(_OUFriction):
+    """BAOA: Leimkuhler & Matthews (2015), *Molecular Dynamics*, p. 271.
+
+    .. math::
+
+        p_1 = p - h\\,\\tilde\\nabla U(\\theta),\\quad
+        \\theta_1 = \\theta + \\tfrac h2 p_1,\\quad
+        p' = e^{-\\gamma h} p_1 + \\sqrt{1 - e^{-2\\gamma h}}\\,\\xi,\\quad
+        \\theta' = \\theta_1 + \\tfrac h2 p'.
+
+    BAOAB with the closing half kick of one step merged into the opening half kick of
+    the next, so one gradient per step and the *same* θ-chain as BAOAB (BAOAB's
+    momentum at the end of a step is ``p' − h/2 ∇U(θ')``).  posteriors'
+    ``posteriors.sgmcmc.baoa`` (``lr = h``, ``alpha = γ``, ``sigma = 1``,
+    ``temperature = 1``) is this scheme.
+    """
+
+    def advance(self, state, grad, noise):
+        h = self.h
+        p1 = state.p - h * grad  # B(h)
+        theta1 = state.theta + 0.5 * h * p1  # A(h/2)
+        p = self._o(p1, noise)  # O(h)
+        return state._replace(theta=theta1 + 0.5 * h * p, p=p)  # A(h/2)
+
+
+@dataclass(frozen=True)
+class OBABO(_OUFriction):
+    """OBABO (Leimkuhler & Matthews 2015, §7), observed after its A step.
+
+    OBABO's cycle is O(h/2) B(h/2) A(h) B(h/2) O(h/2).  Cut after A, one step is
+
+    .. math::
+
+        p_1 = p - \\tfrac h2 \\tilde\\nabla U(\\theta),\\quad
+        p_2 = e^{-\\gamma h} p_1 + \\sqrt{1 - e^{-2\\gamma h}}\\,\\xi,\\quad
+        p' = p_2 - \\tfrac h2 \\tilde\\nabla U(\\theta),\\quad
+        \\theta' = \\theta + h p',
+
+    the closing O(h/2) of one step and the opening O(h/2) of the next being one O(h)
+    in law.  One gradient per step serves both half kicks; the θ-chain has OBABO's law.
+    """
+
+    def advance(self, state, grad, noise):
+        h = self.h
+        p = self._o(state.p - 0.5 * h * grad, noise) - 0.5 * h * grad  # B O B
+        return state._replace(theta=state.theta + h * p, p=p)  # A(h)
 
 
 @dataclass(frozen=True)

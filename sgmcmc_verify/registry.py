@@ -272,6 +272,32 @@ def _entries() -> list[AlgorithmSpec]:
             ("exact-gradient",),
         ),
         AlgorithmSpec(
+            "baoa",
+            "PEER-BAOA",
+            "Leimkuhler & Matthews 2015, p. 271 (Alg. BAOA): BAOAB's theta-chain, one "
+            "gradient per step; posteriors.sgmcmc.baoa",
+            "underdamped",
+            lambda p, h, q: (
+                integ.BAOA(h, p0=q.get("p0", "zeros"), gamma=float(q.get("gamma", 1.0))),
+                _sg_gradient(p, h, q),
+            ),
+            {**_ULD_PARAMS, **_GRAD_PARAMS},
+            ("stochastic",),
+        ),
+        AlgorithmSpec(
+            "obabo",
+            "PEER-OBABO",
+            "Leimkuhler & Matthews 2015, §7 (Alg. OBABO), cut after A: one gradient and "
+            "one O(h) per step",
+            "underdamped",
+            lambda p, h, q: (
+                integ.OBABO(h, p0=q.get("p0", "zeros"), gamma=float(q.get("gamma", 1.0))),
+                _sg_gradient(p, h, q),
+            ),
+            {**_ULD_PARAMS, **_GRAD_PARAMS},
+            ("stochastic",),
+        ),
+        AlgorithmSpec(
             "sghmc-ewsg",
             "ALG-SGHMC-EWSG",
             "EWSG §1 footnote: ULD-EM (eq. (3)) with a uniform stochastic gradient",

@@ -358,6 +358,8 @@ EXPECTED_SCHEME = {
     "saga2-hmc": "splitting",
     "sgld": "sgld",
     "sgld-wor": "sgld",
+    "baoa": "baoa",
+    "obabo": "obabo",
 }
 
 
@@ -480,3 +482,32 @@ def test_monte_carlo_sghmc_svr_matches_the_exact_law_and_rejects_a_wrong_map():
     assert np.all(np.abs(wrong_var / np.diag(exact.cov) - 1) > 0.15)
     bad = variance_test(x, wrong_var, alpha=ALPHA, mean=exact.mean, method="chain_means")
     assert bad.reject, bad.description
+
+
+def test_baoa_and_obabo_closed_forms_from_the_literature():
+    """Leimkuhler & Matthews (2013, 2015 §7) on the harmonic oscillator, full gradient:
+
+    BAOAB (hence BAOA, its θ-chain) samples the configuration exactly, ``a Var θ = 1`` at
+    every stable h; OBABO's θ has the velocity-Verlet shadow variance ``1/(a(1 − ah²/4))``.
+    """
+    a, h = sp.symbols("a h", positive=True)
+    for scheme, form in {"baoa": 1 / a, "obabo": 1 / (a * (1 - a * h**2 / 4))}.items():
+        sm = L.symbolic_moments(scheme)
+        sub = {_sym(sm, "a"): a, _sym(sm, "h"): h, _sym(sm, "s2"): 0}
+        assert sp.simplify(sm.var_theta.subs(sub) - form) == 0, scheme
+    # zero-bias in θ with a full gradient, first order with gradient noise (s²/(2aγ)·h)
+    assert L.leading_bias("baoa", s2=0) == (None, 0)
+    order, coef = L.leading_bias("baoa")
+    assert (
+        order == 1
+        and sp.simplify(
+            coef
+            - _sym(L.symbolic_moments("baoa"), "s2")
+            / (
+                2
+                * _sym(L.symbolic_moments("baoa"), "a")
+                * _sym(L.symbolic_moments("baoa"), "gamma")
+            )
+        )
+        == 0
+    )

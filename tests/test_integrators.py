@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from sgmcmc_verify import algorithms, problems, registry
 from sgmcmc_verify import integrators as integ
-from sgmcmc_verify import problems, registry
 
 th, p, xi, g, zeta, h, gam, D, A, Bh, mu = sp.symbols("theta p xi g zeta h gamma D A Bhat mu")
 VALUES = {th: sp.Rational(3, 7), p: sp.Rational(-2, 5), xi: sp.Rational(6, 5),
@@ -167,3 +167,27 @@ def test_psd_root_is_a_square_root():
     R = integ.psd_root("M", M, 2)
     np.testing.assert_allclose(R @ R.T, M, atol=1e-14)
     assert math.isclose(integ.psd_root("s", 4.0, 1)[0, 0], 2.0)
+
+
+@pytest.mark.parametrize("name", ["baoa", "obabo"])
+def test_peer_splittings_step_is_the_transcribed_affine_map(name):
+    """One registry step of BAOA/OBABO (d = 2, correlated Λ, γ ≠ 1, full gradient) equals
+    the map :func:`sgmcmc_verify.exact.linear.affine_map` transcribes from Leimkuhler &
+    Matthews, to float64 rounding, for random states and noises."""
+    from sgmcmc_verify.exact import linear
+    from sgmcmc_verify.problems import GaussianQuadratic
+
+    Lam = np.array([[2.0, 0.6], [0.6, 0.5]])
+    mu = np.array([1.0, -2.0])
+    prob = GaussianQuadratic(mu[None, :], Lam[None], name="corr-2d")
+    h, gamma = 0.3, 2.5
+    s = registry.make_sampler(name, prob, h=h, gamma=gamma, gradient="full")
+    rng = np.random.default_rng(3)
+    theta, p, noise = (rng.standard_normal((16, 2)) for _ in range(3))
+    state = s.init(theta, rng)._replace(p=p)
+    new, _ = s.step(state, algorithms.StepRandomness(None, noise))
+    M, c, B = linear.affine_map(name, h, Lam, {"gamma": gamma}, mu=mu)
+    z = np.hstack([theta, p])
+    want = z @ M.T + c + noise @ B.T
+    got = np.hstack([new.theta, new.p])
+    assert np.allclose(got, want, rtol=0, atol=1e-13 * (1 + np.abs(want).max()))

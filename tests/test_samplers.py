@@ -38,7 +38,8 @@ def test_registry_ids_exist_in_claims_md_and_cover_its_table():
     table = set(re.findall(r"^\| (ALG-[A-Z0-9-]+)", text, re.M))
     table |= set(re.findall(r"(ALG-[A-Z0-9]+-LD)", text))
     for spec in registry.ALGORITHMS.values():
-        assert spec.alg_id in text
+        # PEER-* are schemes other libraries ship (issue 11), outside the papers' catalogue
+        assert spec.alg_id in text or spec.alg_id.startswith("PEER-"), spec.name
     assert table - {"ALG-AGLD", "ALG-ACCESS"} <= {a.alg_id for a in registry.ALGORITHMS.values()}
 
 

@@ -210,7 +210,13 @@ def check_inv(
         # the MC step size the bias can be non-monotone (PPU-RR's first-order term is
         # negative and cancels the h² terms near h = 0.2), so look at h/4, h/16, h/64.
         small = [_stationary_var(name, problem, hh, params) - target for hh in _shrink_grid(h)]
-        shrinks = abs(small[2]) < abs(small[1]) < abs(small[0])
+        # A zero-bias scheme (BAOA: BAOAB's exact configurational variance on a Gaussian)
+        # has a bias at rounding level at every h: consistency too, not a refutation
+        # (issue 12 item 6).  1e-10 relative is far above the Lyapunov solve's rounding
+        # (≲ 1e-13 at h/64, where its conditioning ~ 1/(γh) is worst) and far below any
+        # first- or second-order bias c·(h/64)^k ≳ 1e-5·c at h = 0.2.
+        zero = all(abs(b) <= 1e-10 * abs(target) for b in small)
+        shrinks = zero or abs(small[2]) < abs(small[1]) < abs(small[0])
         ok = law_ok and shrinks
         parts.append(
             Part(

@@ -38,6 +38,16 @@ Schemes, each transcribed from its paper (not from :mod:`sgmcmc_verify.integrato
     a full gradient.
 ``"splitting"``
     SVRHMC eqs. (12)–(16), the gradient at ``θ + h/2 p`` (text after eq. (18)).
+``"baoa"``
+    Leimkuhler & Matthews (2015, *Molecular Dynamics*, p. 271): B(h) A(h/2) O(h) A(h/2),
+    ``p₁ = p − h g(θ)``, ``θ₁ = θ + h/2 p₁``, ``p' = e^{−γh} p₁ + √(1 − e^{−2γh}) ξ``,
+    ``θ' = θ₁ + h/2 p'``: BAOAB with its two half kicks merged (one gradient per step),
+    so its θ-chain *is* BAOAB's (BAOAB's momentum is ``p' − h/2 g(θ')``).
+``"obabo"``
+    OBABO (Leimkuhler & Matthews 2015, §7) cut after its A step, so that one gradient
+    serves both half kicks: ``p₁ = p − h/2 g(θ)``, ``p₂ = e^{−γh} p₁ + √(1 − e^{−2γh}) ξ``
+    (the two O(h/2) of consecutive steps are one O(h) in law), ``p' = p₂ − h/2 g(θ)``,
+    ``θ' = θ + h p'``.  Its θ-chain has OBABO's law.
 
 Two layers:
 
@@ -58,6 +68,9 @@ Closed forms (``x = Dh/2``; ``s² = 0`` unless stated), see ``tests/test_exact_l
 * ULD-EM: ``Var θ = (2γ + h s²)(2 − γh + ah²) / (a (γ − ah)(4 − 2γh + ah²))``.
 * SGHMC-Euler: ``a Var θ = (2 − Dh)(2D + h s²) / (D (4 − 2Dh − ah²))``; no first-order
   bias in ``θ`` with a full gradient.
+* BAOA (BAOAB's θ): ``a Var θ = 1`` at every stable ``h`` with a full gradient
+  (Leimkuhler & Matthews 2013, harmonic case).
+* OBABO: ``a Var θ = 1/(1 − ah²/4)`` with a full gradient (velocity Verlet's shadow).
 * splitting: ``Var θ = h (2D + h s²) / (4 a sinh x)`` and ``Cov(θ, p) = 0`` exactly;
   with a full gradient ``a Var θ = x / sinh x``, whatever ``a``.
 * Euler schemes: ``Cov(θ, p) = −h E p²/2`` (ULD-EM) and ``+h E p²/2`` (SGHMC-Euler,
@@ -112,7 +125,7 @@ PROVENANCE_NUMERIC = "discrete Lyapunov solve, float64"
 #: just below 1 while the Lyapunov equation is singular.
 STABILITY_MARGIN = 1e-10
 
-SCHEMES = ("lmc", "sgld", "uld-em", "sghmc-euler", "sghmc-chen", "splitting")
+SCHEMES = ("lmc", "sgld", "uld-em", "sghmc-euler", "sghmc-chen", "splitting", "baoa", "obabo")
 
 #: Parameters of each scheme beyond ``h``, with the registry's defaults.
 SCHEME_PARAMS: dict[str, dict[str, float]] = {
@@ -122,6 +135,8 @@ SCHEME_PARAMS: dict[str, dict[str, float]] = {
     "sghmc-euler": {"D": 1.0},
     "sghmc-chen": {"A": 1.0, "B_hat": 0.0},
     "splitting": {"D": 1.0},
+    "baoa": {"gamma": 1.0},
+    "obabo": {"gamma": 1.0},
 }
 
 SCHEME_CITATIONS = {
@@ -131,6 +146,8 @@ SCHEME_CITATIONS = {
     "sghmc-euler": "SVRHMC eqs. (1)-(2)",
     "sghmc-chen": "SGNHT eq. (3), discretised as SGNHT Algorithm 1 with xi = A",
     "splitting": "SVRHMC eqs. (12)-(16)",
+    "baoa": "Leimkuhler & Matthews 2015, p. 271: BAOA (BAOAB's theta-chain)",
+    "obabo": "Leimkuhler & Matthews 2015, sec. 7: OBABO, cut after A",
 }
 
 #: The stationary second moments derived for each scheme (θ − μ and p).
@@ -253,10 +270,23 @@ def _one_step(scheme: str) -> tuple[list[sp.Expr], list[sp.Symbol], list[sp.Expr
         p2 = p1 - h * g(th1) + sp.sqrt(2 * D * h) * xi  # (14), gradient at θ^(1)
         p_new = c * p2  # (15)
         return [th1 + h / 2 * p_new, p_new], [th, p], [1, s2]  # (16)
+    if scheme in ("baoa", "obabo"):
+        # exp(−γh) stays the symbol ``c_γ`` during the solve, as for the splitting.
+        c = _DECAY_GAMMA
+        if scheme == "baoa":
+            p1 = p - h * g(th)  # B(h): BAOAB's two half kicks
+            th1 = th + h / 2 * p1  # A(h/2)
+            p_new = c * p1 + sp.sqrt(1 - c**2) * xi  # O(h): exact OU flow, T = 1
+            return [th1 + h / 2 * p_new, p_new], [th, p], [1, s2]  # A(h/2)
+        p1 = p - h / 2 * g(th)  # B(h/2)
+        p2 = c * p1 + sp.sqrt(1 - c**2) * xi  # O(h/2) O(h/2) = O(h) in law
+        p_new = p2 - h / 2 * g(th)  # B(h/2), the same gradient
+        return [th + h * p_new, p_new], [th, p], [1, s2]  # A(h)
     raise ValueError(f"unknown scheme {scheme!r}")
 
 
 _DECAY = sp.Symbol("c", positive=True)
+_DECAY_GAMMA = sp.Symbol("c_gamma", positive=True)
 
 
 def _lyapunov_2x2(M: sp.Matrix, Q: sp.Matrix) -> sp.Matrix:
@@ -283,9 +313,15 @@ def _series(expr: sp.Expr, terms: int = 3) -> tuple[sp.Expr, ...]:
     if expr == 0:
         return (sp.Integer(0),) * terms
     degree = terms + 4
-    D = _PARAM_SYMBOLS["D"]
-    taylor = sum((-D * _h / 2) ** k / sp.factorial(k) for k in range(degree + 1))
-    num, den = sp.fraction(sp.together(expr.subs(sp.exp(-D * _h / 2), taylor)))
+    D, gamma = _PARAM_SYMBOLS["D"], _PARAM_SYMBOLS["gamma"]
+
+    def taylor(x):
+        return sum(x**k / sp.factorial(k) for k in range(degree + 1))
+
+    expr = expr.subs(
+        {sp.exp(-D * _h / 2): taylor(-D * _h / 2), sp.exp(-gamma * _h): taylor(-gamma * _h)}
+    )
+    num, den = sp.fraction(sp.together(expr))
     p = sp.Poly(sp.expand(num), _h).all_coeffs()[::-1]
     q = sp.Poly(sp.expand(den), _h).all_coeffs()[::-1]
     low_p = next(k for k, v in enumerate(p) if sp.expand(v) != 0)
@@ -343,6 +379,9 @@ def symbolic_moments(scheme: str) -> SymbolicMoments:
     if scheme == "splitting":
         decay = sp.exp(-_PARAM_SYMBOLS["D"] * _h / 2)
         M, Q, S = (X.subs(_DECAY, decay) for X in (M, Q, S))
+    if scheme in ("baoa", "obabo"):
+        decay = sp.exp(-_PARAM_SYMBOLS["gamma"] * _h)
+        M, Q, S = (X.subs(_DECAY_GAMMA, decay) for X in (M, Q, S))
     exprs = {"var_theta": S[0, 0]}
     if S.shape[0] == 2:
         exprs |= {"e_p2": S[1, 1], "cov_theta_p": S[0, 1]}
@@ -637,7 +676,7 @@ def affine_map(
             # SGNHT eq. (3) / Alg. 1: N(0, 2(A I − B̂) h) = √(2h) R ξ.
             p_new = p - A * p * h - f.grad(th) * h + math.sqrt(2 * h) * (R @ xi)
             theta_new = th + p_new * h
-        else:  # splitting
+        elif scheme == "splitting":
             D = q["D"]
             decay = math.exp(-D * h / 2)
             th1 = th + h / 2 * p  # SVRHMC (12)
@@ -645,6 +684,19 @@ def affine_map(
             p2 = p1 - h * f.grad(th1) + math.sqrt(2 * D * h) * xi  # (14): gradient at θ^(1)
             p_new = decay * p2  # (15)
             theta_new = th1 + h / 2 * p_new  # (16)
+        elif scheme == "baoa":
+            decay = math.exp(-q["gamma"] * h)
+            p1 = p - h * f.grad(th)  # B(h)
+            th1 = th + h / 2 * p1  # A(h/2)
+            p_new = decay * p1 + math.sqrt(1 - decay**2) * xi  # O(h)
+            theta_new = th1 + h / 2 * p_new  # A(h/2)
+        elif scheme == "obabo":
+            decay = math.exp(-q["gamma"] * h)
+            g = f.grad(th)
+            p_new = decay * (p - h / 2 * g) + math.sqrt(1 - decay**2) * xi - h / 2 * g  # BOB
+            theta_new = th + h * p_new  # A(h)
+        else:
+            raise AssertionError(scheme)
         rows = np.vstack([theta_new, p_new])
 
     n_state = rows.shape[0]
@@ -787,13 +839,17 @@ _UNDERDAMPED_SCHEME = {
     "saga-hmc": "sghmc-euler",
     "svrg2-hmc": "splitting",
     "saga2-hmc": "splitting",
+    "baoa": "baoa",
+    "obabo": "obabo",
 }
 # Registry parameter → scheme parameter (the registry's names already match).
 _PARAM_NAMES = {"uld-em": ("gamma",), "sghmc-euler": ("D",), "splitting": ("D",)}
+_PARAM_NAMES |= {"baoa": ("gamma",), "obabo": ("gamma",)}
 _PARAM_NAMES["sghmc-chen"] = ("A", "B_hat")
 # Algorithms whose gradient is a with-replacement uniform minibatch, and the
 # registry parameter holding its size.
 _MINIBATCH_SIZE = {"sgld": "n", "sghmc-ewsg": "b", "sghmc-svr": "b", "sghmc-chen": "n"}
+_MINIBATCH_SIZE |= {"baoa": "n", "obabo": "n"}
 _FULL_GRADIENT = {"lmc", "uld-em"}
 
 
