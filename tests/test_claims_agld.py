@@ -19,13 +19,32 @@ def r1():
 
 
 def test_r1_verdicts(r1):
-    assert r1.part("CA").verdict == "confirmed"
-    # RR holds only as ⌈2N/n⌉: the literal 2N/n fails when n ∤ N (e.g. N=4, n=3)
-    assert r1.part("RR").verdict == "qualified"
-    assert r1.part("RR").counterexample["worst_staleness"] > r1.part("RR").counterexample["2N/n"]
+    # one reading for both (issue 12): x iterations = ⌈x⌉ whole iterations, so CA's N/n and
+    # RR's 2N/n are read alike and both hold, exactly, on the whole grid
+    for name in ("CA", "RR"):
+        part = r1.part(name)
+        assert (part.verdict, part.rule) == ("confirmed", "exact"), name
+        assert agld.ITERATIONS_READING in part.reading
+        # the real-valued x is exceeded when n ∤ N, for both alike (e.g. N = 4, n = 3)
+        lit = part.measured[
+            f"first (N, n) above the real-valued {'N/n' if name == 'CA' else '2N/n'}"
+        ]
+        assert lit.value is not None and lit.value["N"] % lit.value["n"] != 0
+    ca = r1.part("CA").measured["first (N, n) above the real-valued N/n"].value
+    assert ca["max_staleness"] > ca["N/n"]
+    rr = r1.part("RR").measured["first (N, n) above the real-valued 2N/n"].value
+    assert rr["worst_staleness"] > rr["2N/n"]
     # RA: coupon-collector law not rejected at α = 5e-4, and only w.h.p.
     assert r1.part("RA").verdict == "qualified"
     assert r1.verdict == "qualified"
+
+
+def test_r1_reading_decides_both_alike(monkeypatch):
+    # read x iterations as ⌊x⌋ instead: then CA and RR both fail, the same way
+    monkeypatch.setattr(agld, "iterations", lambda x: int(x))
+    parts, _ = agld.check_r1(seed=0)
+    verdicts = {p.name: p.verdict for p in parts}
+    assert verdicts["CA"] == "refuted" and verdicts["RR"] == "refuted"
 
 
 @dataclass(frozen=True)
