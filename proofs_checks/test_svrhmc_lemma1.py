@@ -1,0 +1,195 @@
+"""SVRHMC Appendix B, step by step: Corollary 2 (B.1), Theorem 2 (B.2), Lemma 1 (B.3), Cor. 3.
+
+The expected truth value of every step is our reading of the paper (Li et al., SVRHMC,
+§2–§3 and Appendix B), written here by hand; the counterexamples of the failing steps are
+re-evaluated below from the paper's formulas in exact rational arithmetic, independently
+of :mod:`sgmcmc_verify.proofs.svrhmc_lemma1`.
+"""
+
+from fractions import Fraction
+
+import pytest
+
+from sgmcmc_verify.proofs import by_name
+from sgmcmc_verify.proofs import svrhmc_lemma1 as pr
+
+# -- expected truth values (our reading) ------------------------------------------------
+
+COROLLARY2 = {
+    "line 1 = line 2": True,
+    "line 2 = line 3": True,
+    "line 3 = line 4": True,
+    "line 4 = line 5": True,  # printed twice
+    "line 5 = line 6": True,  # with replacement, as B.1 says
+    "line 6 ≤ line 7": True,
+    "line 7 ≤ line 8": True,
+    "∇f = Σ_j ∇f_j": False,  # §2's f carries −log Pr(θ); ∇̃ does not
+}
+
+THEOREM2 = {
+    "(21) equalities": True,
+    "(21) inequality, with replacement": True,
+    "(21) inequality, without replacement": True,
+    "(22) Cauchy": True,
+    "(22) counting": True,
+    "E‖p_{t+1}‖² expansion": True,
+    "‖(1 − Dh)p − h∇f‖² bound": True,
+    "‖∇f‖ ≤ nG": False,  # the prior gradient again
+    "rearrangement": True,
+    "h²ΣE‖Δ‖² ≤ (L²n²K²h⁴/b)S": True,
+    "A = h(2D − D²h − ch³)": True,
+    "A ≥ h(D − ch³)": True,
+    "B ≤ 2nGh": True,
+    "B² + 4AC ≤ 16h²(n²G² + D²d)": True,
+    "quadratic root": True,
+    "(nG + 2√Q) ≤ 3√Q": True,
+    "(23) spot check": True,
+    "(24)": True,
+    "(25)": True,
+}
+
+LEMMA1 = {
+    "G² > K²n²L²h²G²": True,
+    "h < 1/(nKL)": True,
+    "D − a > D − 1/(nKL)³·L²n²K²/b": True,
+    "= D − 1/(nKbL)": True,
+    "≥ D − 0.1 (nKbL ≥ 10)": True,
+    "D − 0.1 ≥ 0.9D": True,
+    "R^LD reduction": True,
+    "R^HMC reduction": False,  # divides by D² where the denominator is (D − a)²
+    "R^HMC reduction, factor restored": True,
+    "h²L²d ≤ hL²d/(nKL)": True,
+    "= hd·L/(nK)": True,
+    "≤ max{1/D², L/(nK)}(…)": True,
+    "(9)": False,
+    "(9) with the factor restored": True,
+    "a·nKbL = (nKLh)³": True,
+    "D/(D − a) ≤ nKbL/(nKbL − 1)": True,
+    "nKbL ≥ 10 ⇒ factor ≤ (10/9)²": True,
+    "D ≥ 1/(L√h) ⇒ 1/D² ≤ L/(nK)": True,
+    "(10)": False,
+}
+
+COROLLARY3 = {"L/(nK) = bL/n² at K = n/b": True, "(11)": False}
+
+
+@pytest.mark.parametrize(
+    "build, expected",
+    [
+        (pr.corollary2_steps, COROLLARY2),
+        (pr.theorem2_steps, THEOREM2),
+        (pr.lemma1_steps, LEMMA1),
+        (pr.corollary3_steps, COROLLARY3),
+    ],
+    ids=["B.1 Corollary 2", "B.2 Theorem 2", "B.3 Lemma 1", "Corollary 3"],
+)
+def test_each_step_holds_or_fails_as_read(build, expected):
+    steps = build()
+    assert [s.name for s in steps] == list(expected), "steps out of the paper's order"
+    got = {s.name: s.holds for s in steps}
+    assert got == expected
+    for s in steps:
+        assert s.equation, s.name  # every step names where it is printed
+        assert (s.counterexample is None) or not s.holds
+
+
+# -- the counterexamples, re-evaluated from the paper's formulas --------------------------
+
+
+def _R_hmc(n, b, K, d, L, G, h, D):  # T·R^HMC, eq. (7) first term
+    return (
+        (L**2 * n**2 * K**2 * h**2 / b)
+        * (n**2 * G**2 + D**2 * d)
+        / (D - L**2 * n**2 * K**2 * h**3 / b) ** 2
+    )
+
+
+def _R_ld(n, b, K, d, L, G, h, D):  # T·R^LD, eq. (8) first term
+    return n**2 * K**2 * (n**2 * L**2 * h**2 * G**2 + h * d) / b
+
+
+def _admissible(n, b, K, d, L, G, h, D):
+    """Algorithm 1 line 1, the assumption before Lemma 1, (10)'s condition, Cor. 3's K."""
+    return (
+        D >= 1
+        and D * h < 1
+        and b <= n
+        and n**2 * G**2 > n**2 * K**2 * (n**2 * L**2 * h**2 * G**2 + h * d)
+        and D**2 * L**2 * h >= 1  # D ≥ 1/(L√h)
+        and K * b == n
+    )
+
+
+POINTS = {
+    "nKbL = 10": dict(n=2, b=1, K=2, d=1, L=Fraction(5, 2), G=100, h=Fraction(99, 1000),
+                      D=Fraction(1272, 1000)),
+    "nKbL = 10001": dict(n=10, b=1, K=10, d=1, L=Fraction(10001, 100), G=10,
+                         h=Fraction(100, 10001) ** 2, D=1),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("label", list(POINTS))
+def test_eqs_9_10_11_fail_at_admissible_points_inside_b3_regime(label):
+    q = {k: Fraction(v) for k, v in POINTS[label].items()}
+    n, b, K, L, D = q["n"], q["b"], q["K"], q["L"], q["D"]
+    assert _admissible(**q)
+    assert n * K * b * L >= 10  # B.3's "nKbL ≫ 10", at its threshold or far beyond
+    lhs, ld = _R_hmc(**q), _R_ld(**q)
+    assert lhs > max(1 / D**2, L / (n * K)) * ld  # (9)
+    assert lhs > L / (n * K) * ld  # (10)
+    assert lhs > b * L / n**2 * ld  # (11)
+    # the statement with the dropped factor restored holds at the same point
+    a = L**2 * n**2 * K**2 * q["h"] ** 3 / b
+    assert lhs <= (D / (D - a)) ** 2 * max(1 / D**2, L / (n * K)) * ld
+    # and the violation is within B.3's constant (nKbL/(nKbL − 1))² ≤ (10/9)²
+    c = n * K * b * L
+    assert lhs / (max(1 / D**2, L / (n * K)) * ld) <= (c / (c - 1)) ** 2 <= Fraction(100, 81)
+
+
+def test_module_counterexamples_are_these_points():
+    steps = by_name(pr.lemma1_steps() + pr.corollary3_steps())
+    for eq in ("(9)", "(10)", "(11)"):
+        cx = steps[eq].counterexample
+        assert set(cx) == set(POINTS)
+        for label, row in cx.items():
+            q = {k: Fraction(v) for k, v in POINTS[label].items()}
+            assert row["T·R^HMC"] == _R_hmc(**q)
+
+
+def test_reduction_step_counterexample_is_the_dropped_factor():
+    """B.3's reduction at POINT_DEEP: the two sides differ by exactly D²/(D − a)²."""
+    q = {k: Fraction(v) for k, v in POINTS["nKbL = 10001"].items()}
+    n, b, K, d, L, G, h, D = (q[k] for k in ("n", "b", "K", "d", "L", "G", "h", "D"))
+    lhs = _R_hmc(**q) * b / (n**2 * K**2)
+    reduced = h**2 * L**2 * n**2 * G**2 / D**2 + h**2 * L**2 * d
+    a = L**2 * n**2 * K**2 * h**3 / b
+    assert lhs > reduced
+    assert lhs / reduced == D**2 / (D - a) ** 2
+    cx = by_name(pr.lemma1_steps())["R^HMC reduction"].counterexample
+    assert Fraction(str(cx["lhs"])) == lhs and Fraction(str(cx["rhs"])) == reduced
+
+
+def test_prior_counterexample_to_b1_and_b2():
+    """n = b = 1, f_1(θ) = Gθ (G-Lipschitz), prior N(0, 1), G = 1, θ = 2."""
+    G, theta = 1, 2
+    grad_f = G + theta  # ∇(f_1 − log Pr) = G + θ
+    sghmc = G  # §2's ∇̃ = (n/b)Σ∇f_i has no prior term
+    assert (sghmc - grad_f) ** 2 > G**2  # E‖∇̃ − ∇f‖² = 4 > n²G²/b = 1
+    assert abs(grad_f) > G  # ‖∇f‖ = 3 > nG = 1
+    steps = by_name(pr.corollary2_steps() + pr.theorem2_steps())
+    assert steps["∇f = Σ_j ∇f_j"].counterexample["E‖∇̃ − ∇f‖²"] == (sghmc - grad_f) ** 2
+    assert steps["‖∇f‖ ≤ nG"].counterexample["‖∇f(θ)‖"] == grad_f
+
+
+def test_without_replacement_batches_have_the_finite_population_variance():
+    """(21) for Algorithm 1's subset: E = (n²/b)(n − b)/(n − 1)·Var (n = 3, b = 2)."""
+    import itertools
+
+    c, n, b = (0, 0, 3), 3, 2
+    cbar = Fraction(sum(c), n)
+    perms = list(itertools.permutations(range(n), b))
+    mse = Fraction(sum((Fraction(n, b) * sum(c[i] for i in t) - sum(c)) ** 2 for t in perms))
+    mse /= len(perms)
+    var = sum((ci - cbar) ** 2 for ci in c) / n
+    assert mse == Fraction(n**2, b) * Fraction(n - b, n - 1) * var
+    assert mse <= Fraction(n**2, b) * Fraction(sum(ci**2 for ci in c), n)
