@@ -11,26 +11,14 @@ verdict carrying its traceback; it never takes other checks down with it.
 
 from __future__ import annotations
 
+import importlib
 import time
 import traceback
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from .._validation import choice
-from . import (
-    agld,
-    agld_theory,
-    cross,
-    ewsg,
-    experiments,
-    harness,
-    kernels,
-    rates,
-    sgnht,
-    sgnht_mt,
-    sgnht_thermostat,
-    svrhmc,
-)
 from .catalogue import CATALOGUE, INFO, ClaimInfo
 from .result import VERDICTS, ClaimResult, Measurement, Part, combine_verdicts
 
@@ -39,9 +27,11 @@ __all__ = [
     "CHECKS",
     "INFO",
     "PROFILES",
+    "SUBMODULES",
     "VERDICTS",
     "ClaimInfo",
     "ClaimResult",
+    "LazyCheck",
     "Measurement",
     "Part",
     "check",
@@ -53,43 +43,106 @@ PROFILES = ("quick", "full")
 
 CheckFn = Callable[..., tuple[list[Part], dict[str, Any]]]
 
-#: Claim ID → check function ``f(*, profile, seed, **implementation) -> (parts, params)``.
+#: The check modules of this package; each is imported when one of its checks first runs
+#: (or on attribute access, ``claims.rates``), because together they pull in sympy,
+#: scipy.stats and the samplers (> 1 s), which ``sgmcmc-verify --help`` or ``list`` and
+#: ``import sgmcmc_verify.claims`` do not need (issue 13).
+SUBMODULES = (
+    "agld",
+    "agld_theory",
+    "cross",
+    "ewsg",
+    "experiments",
+    "harness",
+    "kernels",
+    "rates",
+    "sgnht",
+    "sgnht_mt",
+    "sgnht_thermostat",
+    "svrhmc",
+)
+
+
+class LazyCheck:
+    """A check function named by its module and attribute, imported on first call.
+
+    Calling it is calling the function; :meth:`resolve` returns the function itself.
+
+    Parameters
+    ----------
+    module : str
+        One of :data:`SUBMODULES`.
+    name : str
+        The check function's name in that module.
+    """
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+
+    def resolve(self) -> CheckFn:
+        """Import the module and return the check function."""
+        fn: CheckFn = getattr(importlib.import_module(f".{self.module}", __name__), self.name)
+        return fn
+
+    def __call__(self, **kwargs: Any) -> tuple[list[Part], dict[str, Any]]:
+        return self.resolve()(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"LazyCheck({self.module!r}, {self.name!r})"
+
+
+def __getattr__(name: str) -> ModuleType:
+    """``claims.<module>`` for a check module not imported yet (PEP 562)."""
+    if name in SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: Claim ID → check function ``f(*, profile, seed, **implementation) -> (parts, params)``,
+#: as a :class:`LazyCheck` (module, function name) so that no check module is imported
+#: until its check runs.
 CHECKS: dict[str, CheckFn] = {
-    "AGLD-R1": agld.check_r1,
-    "AGLD-R2": agld.check_r2,
-    "AGLD-UNB": agld.check_unb,
-    "AGLD-MEM": agld.check_mem,
-    "EWSG-MH": ewsg.check_mh,
-    "SVRHMC-SPLIT": svrhmc.check_split,
-    "SVRHMC-COR2": svrhmc.check_cor2,
-    "SGNHT-MT": sgnht_mt.check_mt,
-    "SGNHT-ALG2": sgnht.check_alg2,
-    "EWSG-T1": ewsg.check_t1,
-    "EWSG-T3": ewsg.check_t3,
-    "SVRHMC-L1": svrhmc.check_l1,
-    "SVRHMC-COR3": svrhmc.check_cor3,
-    "X-INV": cross.check_inv,
-    "X-ORDER": cross.check_order,
-    "SVRHMC-T2": rates.check_t2,
-    "SVRHMC-T4": rates.check_t4,
-    "SVRHMC-T5": rates.check_t5,
-    "SVRHMC-T6": rates.check_t6,
-    "EWSG-T4": rates.check_ewsg_t4,
-    "X-VR": rates.check_vr,
-    "EWSG-ULD": kernels.check_ewsg_uld,
-    "SVRHMC-INV": kernels.check_svrhmc_inv,
-    "EWSG-T2": kernels.check_ewsg_t2,
-    **{f"AGLD-T{k}": getattr(agld_theory, f"check_t{k}") for k in range(1, 6)},
-    "SGNHT-GAUSS": experiments.check_sgnht_gauss,
-    "EWSG-EXP-GAUSS": experiments.check_ewsg_exp_gauss,
-    "AGLD-EXP-GMM": experiments.check_agld_exp_gmm,
-    "AGLD-EXP-TMU": experiments.check_agld_exp_tmu,
-    "SVRHMC-EXP": experiments.check_svrhmc_exp,
-    "SVRHMC-EXP-SUB": experiments.check_svrhmc_exp_sub,
-    "SGNHT-THERMAL": sgnht_thermostat.check_thermal,
-    "SGNHT-XI": sgnht_thermostat.check_xi,
-    "SGNHT-DW": sgnht_thermostat.check_dw,
-    "HARNESS-POWER": harness.check_power,
+    claim_id: LazyCheck(module, name)
+    for claim_id, (module, name) in {
+        "AGLD-R1": ("agld", "check_r1"),
+        "AGLD-R2": ("agld", "check_r2"),
+        "AGLD-UNB": ("agld", "check_unb"),
+        "AGLD-MEM": ("agld", "check_mem"),
+        "EWSG-MH": ("ewsg", "check_mh"),
+        "SVRHMC-SPLIT": ("svrhmc", "check_split"),
+        "SVRHMC-COR2": ("svrhmc", "check_cor2"),
+        "SGNHT-MT": ("sgnht_mt", "check_mt"),
+        "SGNHT-ALG2": ("sgnht", "check_alg2"),
+        "EWSG-T1": ("ewsg", "check_t1"),
+        "EWSG-T3": ("ewsg", "check_t3"),
+        "SVRHMC-L1": ("svrhmc", "check_l1"),
+        "SVRHMC-COR3": ("svrhmc", "check_cor3"),
+        "X-INV": ("cross", "check_inv"),
+        "X-ORDER": ("cross", "check_order"),
+        "SVRHMC-T2": ("rates", "check_t2"),
+        "SVRHMC-T4": ("rates", "check_t4"),
+        "SVRHMC-T5": ("rates", "check_t5"),
+        "SVRHMC-T6": ("rates", "check_t6"),
+        "EWSG-T4": ("rates", "check_ewsg_t4"),
+        "X-VR": ("rates", "check_vr"),
+        "EWSG-ULD": ("kernels", "check_ewsg_uld"),
+        "SVRHMC-INV": ("kernels", "check_svrhmc_inv"),
+        "EWSG-T2": ("kernels", "check_ewsg_t2"),
+        **{f"AGLD-T{k}": ("agld_theory", f"check_t{k}") for k in range(1, 6)},
+        "SGNHT-GAUSS": ("experiments", "check_sgnht_gauss"),
+        "EWSG-EXP-GAUSS": ("experiments", "check_ewsg_exp_gauss"),
+        "AGLD-EXP-GMM": ("experiments", "check_agld_exp_gmm"),
+        "AGLD-EXP-TMU": ("experiments", "check_agld_exp_tmu"),
+        "SVRHMC-EXP": ("experiments", "check_svrhmc_exp"),
+        "SVRHMC-EXP-SUB": ("experiments", "check_svrhmc_exp_sub"),
+        "SGNHT-THERMAL": ("sgnht_thermostat", "check_thermal"),
+        "SGNHT-XI": ("sgnht_thermostat", "check_xi"),
+        "SGNHT-DW": ("sgnht_thermostat", "check_dw"),
+        "HARNESS-POWER": ("harness", "check_power"),
+    }.items()
 }
 
 #: What each check measures, in one line (the expectation the verdict is judged against).

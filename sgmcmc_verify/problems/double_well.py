@@ -27,11 +27,14 @@ split at the roots of ``U`` and of ``U'``, then converted to float64.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
-import mpmath
 import numpy as np
 
 from .base import Exact, Problem
+
+if TYPE_CHECKING:
+    import mpmath
 
 __all__ = ["DoubleWell", "double_well"]
 
@@ -42,12 +45,16 @@ _PROVENANCE = "mpmath quad, 50 digits"
 
 
 def _U_mp(t):
+    import mpmath
+
     return (t + 4) * (t + 1) * (t - 1) * (t - 3) / 14 + mpmath.mpf(1) / 2
 
 
 @functools.lru_cache(maxsize=1)
 def _exact_mp() -> dict[str, mpmath.mpf]:
     """Integrals of ``exp(−U)`` at 50 digits (cached; ≈0.4 s the first time)."""
+    import mpmath  # imported on first use, like the integrals themselves
+
     with mpmath.workdps(50):
         # Stationary points of U: roots of 4θ³ + 3θ² − 26θ − 1.
         crit = sorted(mpmath.re(r) for r in mpmath.polyroots([4, 3, -26, -1], maxsteps=200))

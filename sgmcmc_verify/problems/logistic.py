@@ -57,10 +57,13 @@ from typing import Any
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
-from scipy.special import expit, logsumexp
 
 from .._validation import choice, finite_array, positive, positive_int
 from .base import Exact, GLMProblem
+
+# scipy.special takes ~0.2 s to import, so it is imported inside the functions that use
+# it: ``import sgmcmc_verify`` stays fast (issue 13), and once loaded a local import is
+# a dictionary lookup, negligible next to a gradient evaluation.
 
 __all__ = [
     "LogisticRegression",
@@ -150,6 +153,8 @@ def posterior_mode(
     RuntimeError
         If Newton does not converge in ``max_iter`` iterations.
     """
+    from scipy.special import expit
+
     X, y = _check_data(X, y)
     tau2 = positive("prior_sd", prior_sd) ** 2
     d = X.shape[1]
@@ -255,6 +260,8 @@ def _grid_log_integrand(X, Xty, tau2, mode, L, u, logw):
 
 def _moments(lv: np.ndarray, u: np.ndarray):
     """Normalised moments ``E[u]``, ``Cov[u]`` and ``log Σ exp(lv)`` of the grid."""
+    from scipy.special import logsumexp
+
     d = lv.ndim
     lz = float(logsumexp(lv))
     P = np.exp(lv - lz)
@@ -584,6 +591,8 @@ class LogisticRegression(GLMProblem):
         Shape ``(chains, b)``; reached through :meth:`component_scalars`,
         :meth:`component_grads` and :meth:`component_grad_sum`.
         """
+        from scipy.special import expit
+
         return expit((Zi @ theta[..., None])[..., 0]) - self.y[idx]
 
     def _grad(self, theta: np.ndarray) -> np.ndarray:
@@ -592,6 +601,8 @@ class LogisticRegression(GLMProblem):
         One ``(chains, N)`` matrix product instead of the ``(chains, N, d)``
         component array; :meth:`grad` validates ``theta`` before calling it.
         """
+        from scipy.special import expit
+
         return theta / self.tau2 + (expit(theta @ self.Z.T) - self.y) @ self.Z
 
     def describe(self) -> dict[str, Any]:
@@ -688,6 +699,8 @@ def logistic_regression_synthetic(
     LogisticRegression
         Named ``f"logistic-regression-{d}d"``; the true weights are in ``problem.w_true``.
     """
+    from scipy.special import expit
+
     N, d = positive_int("N", N), positive_int("d", d)
     tau = positive("prior_sd", prior_sd)
     rng = np.random.default_rng(seed)

@@ -28,12 +28,14 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.special
-import scipy.stats
 
 from .._validation import choice, positive
 from .ess import as_samples, mcse_and_ess
 from .multiplicity import check_alpha
 from .outcome import TestOutcome
+
+# scipy.stats (~0.3 s on top of scipy.special) is imported inside the three functions
+# that need it, so importing the statistics does not pay for it (issue 13).
 
 __all__ = [
     "TestOutcome",
@@ -453,6 +455,8 @@ def chisquare_gof(
     df = len(groups) - 1 - int(ddof)
     if df < 1:
         raise ValueError(f"{len(groups)} pooled bins and ddof={ddof} leave no degrees of freedom")
+    import scipy.stats
+
     res = scipy.stats.chisquare(obs_p, exp_p, ddof=int(ddof))
     threshold = float(scipy.special.chdtri(df, alpha))  # chi2.isf(alpha, df)
     pval = float(res.pvalue)
@@ -474,6 +478,8 @@ def chisquare_gof(
 @functools.lru_cache(maxsize=256)
 def _ks_critical_value(alpha: float, n: int) -> float:
     # Inverting the exact law of D_n costs ~1 ms; calibration loops repeat (alpha, n).
+    import scipy.stats
+
     return float(scipy.stats.kstwo.isf(alpha, n))
 
 
@@ -512,6 +518,8 @@ def ks_test(
     f = getattr(cdf, "cdf", cdf)
     if not callable(f):
         raise TypeError("cdf must be callable or have a .cdf method")
+    import scipy.stats
+
     res = scipy.stats.kstest(x, f)
     n = x.size
     threshold = _ks_critical_value(alpha, n)

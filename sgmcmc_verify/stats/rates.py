@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import scipy.stats
 
 from .._validation import choice
 from .multiplicity import check_alpha
@@ -181,7 +180,8 @@ def fit_order(
     if scale == "estimated" and n < 3:
         raise ValueError("scale='estimated' needs at least three points")
 
-    # Deferred: statsmodels takes about a second to import.
+    # Deferred: statsmodels takes about a second to import (scipy.stats ~0.3 s).
+    import scipy.stats
     from statsmodels.regression.linear_model import WLS
 
     weights = 1.0 / rel**2
