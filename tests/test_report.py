@@ -7,24 +7,30 @@ The JSON structure is checked by a small hand-written validator of the schema in
 import base64
 import json
 import math
+import re
 import shutil
 import struct
 import subprocess
 import sys
 import zlib
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
 from sgmcmc_verify import claims
 from sgmcmc_verify.report import SCHEMA_VERSION, environment, write_report
-from sgmcmc_verify.report.schema import PENDING_STATUSES, STATUSES
+from sgmcmc_verify.report.schema import PENDING_STATUSES, STATUSES, VOLATILE_KEYS
 
 #: The cheap AGLD claims (R1, R2, UNB, MEM): a few seconds in all.
 CHEAP = "AGLD-[RUM]*"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: Fields that may differ between two runs with the same seed and profile.
-VOLATILE = ("environment", "wall_time_s")
+#: The only top-level keys that may differ between two runs with the same seed, profile and
+#: claim selection (docs/report_schema.md): the one timings section and the environment
+#: block; ``wall_time_s`` is the documented transitional copy of ``timings.wall_time_s``.
+VOLATILE = ("timings", "environment", "wall_time_s")
+#: A key that names a wall-clock timing; allowed only inside ``timings``.
+TIMING_KEY = re.compile(r"runtime|wall_time|elapsed|perf_counter|seconds|_time_s$")
 
 
 # ------------------------------------------------------------------------------------------
@@ -75,6 +81,7 @@ def validate_report(doc):
             "seed": int,
             "claims_pattern": str,
             "environment": dict,
+            "timings": dict,
             "wall_time_s": NUMBER,
             "summary": dict,
             "claims": list,
@@ -110,7 +117,6 @@ def validate_report(doc):
                 "seed": int,
                 "profile": str,
                 "alpha": (*NUMBER, type(None)),
-                "runtime_s": NUMBER,
                 "traceback": OPT_STR,
                 "counterexample": (dict, type(None)),
                 "figure_data": dict,
@@ -136,6 +142,7 @@ def validate_report(doc):
             _check(isinstance(fig, dict) and isinstance(fig.get("kind"), str),
                    f"{p}.figure_data.{name}", "a figure needs a 'kind'")  # fmt: skip
         _finite_or_tagged(c, p)
+        _no_timing_keys(c, p)
         ids.append(c["claim_id"])
     for i, e in enumerate(doc["pending"]):
         p = f".pending[{i}]"
@@ -156,6 +163,25 @@ def validate_report(doc):
     for i, f in enumerate(doc["figures"]):
         _keys(f, f".figures[{i}]", {"claim_id": str, "name": str, "title": str, "file": str})
         _check(f["claim_id"] in done, f".figures[{i}]", "figure of a claim without a result")
+    timings = doc["timings"]
+    _keys(timings, ".timings", {"wall_time_s": NUMBER, "claims": dict})
+    _check(timings["wall_time_s"] == doc["wall_time_s"], ".wall_time_s", "not timings' copy")
+    _check(sorted(timings["claims"]) == sorted(done), ".timings.claims", "not one per claim result")
+    for cid, t in timings["claims"].items():
+        _check(isinstance(t, NUMBER) and 0 <= t < math.inf, f".timings.claims.{cid}", "seconds")
+    for k in set(doc) - {"timings", "wall_time_s", "claims"}:
+        _no_timing_keys(doc[k], f".{k}")
+
+
+def _no_timing_keys(value, path):
+    # every timing lives in .timings (issue 14): none in params, parts or figure data
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check(not TIMING_KEY.search(str(k)), f"{path}.{k}", "a timing outside .timings")
+            _no_timing_keys(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _no_timing_keys(v, f"{path}[{i}]")
 
 
 # ------------------------------------------------------------------------------------------
@@ -187,12 +213,21 @@ def _load(d):
     return json.loads((d / "report.json").read_text())
 
 
-def _stable(doc):
-    doc = dict(doc)
+def _dump(doc):
+    # how report.json is written (report/__init__.py): sorted keys, indent 2, UTF-8
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _stable_bytes(d):
+    """report.json's bytes with the volatile top-level keys, and only those, taken out."""
+    raw = (d / "report.json").read_bytes()
+    doc = json.loads(raw)
+    # re-serialising reproduces the file exactly, so comparing the re-serialised documents
+    # below compares the files byte for byte outside the keys removed
+    assert _dump(doc).encode() == raw
     for k in VOLATILE:
         doc.pop(k)
-    doc["claims"] = [{k: v for k, v in c.items() if k != "runtime_s"} for c in doc["claims"]]
-    return doc
+    return _dump(doc).encode()
 
 
 def test_report_json_validates(reports):
@@ -225,12 +260,40 @@ def test_validator_rejects_broken_documents(reports, breakage):
         validate_report(doc)
 
 
-def test_report_is_identical_for_any_number_of_jobs(reports):
+def test_volatile_keys_are_the_documented_ones():
+    assert set(VOLATILE_KEYS) == set(VOLATILE)
+    doc = (Path(__file__).parents[1] / "docs" / "report_schema.md").read_text()
+    assert "| `timings` | object | *volatile*" in doc
+
+
+def test_report_is_byte_identical_for_any_number_of_jobs_outside_timings(reports):
     docs = [_load(reports[j]) for j in (1, 2)]
     assert docs[1]["environment"]["jobs"] == 2
-    assert _stable(docs[0]) == _stable(docs[1])
-    a, b = ((reports[j] / "report.json").read_text() for j in (1, 2))
-    assert len(a.splitlines()) == len(b.splitlines())
+    assert _stable_bytes(reports[1]) == _stable_bytes(reports[2])
+
+
+@pytest.fixture(scope="module")
+def rates_reports(tmp_path_factory):
+    # SVRHMC-T2 (claims/rates.py, ~4 s in quick) once carried its wall time in params
+    base = tmp_path_factory.mktemp("rates")
+    out = []
+    for run in (1, 2):
+        d = base / f"run{run}"
+        r = _cli("report", "--claims", "SVRHMC-T2", "--out", str(d), "--seed", "3", "--jobs", "1")
+        assert r.returncode == 0, r.stderr
+        out.append(d)
+    return out
+
+
+def test_same_seed_reports_are_byte_identical_outside_timings(rates_reports):
+    a, b = rates_reports
+    for d in (a, b):
+        validate_report(_load(d))  # also: no timing key outside .timings
+    assert [c["claim_id"] for c in _load(a)["claims"]] == ["SVRHMC-T2"]
+    assert _stable_bytes(a) == _stable_bytes(b)
+    # the timings are there, measured: the check ran for a positive time within the run's
+    t = _load(a)["timings"]
+    assert 0 < t["claims"]["SVRHMC-T2"] <= t["wall_time_s"]
 
 
 def _png_size(data):

@@ -1,8 +1,9 @@
 """The ``report.json`` document: its version, its environment block and its assembly.
 
-The schema is documented in ``docs/report_schema.md``.  Everything but the
-``environment`` block, ``wall_time_s`` and each claim's ``runtime_s`` is a
-deterministic function of the seed, profile and claim selection.
+The schema is documented in ``docs/report_schema.md``.  Every timing lives in the one
+``timings`` section; everything but ``timings``, the ``environment`` block and (until the
+renderers read ``timings``) the transitional top-level ``wall_time_s`` is a deterministic
+function of the seed, profile and claim selection, byte for byte.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "PENDING_STATUSES",
     "SCHEMA_VERSION",
     "STATUSES",
+    "VOLATILE_KEYS",
     "build_document",
     "environment",
     "pending_entries",
@@ -27,8 +29,15 @@ __all__ = [
 ]
 
 #: Version 2 adds ``status``, ``claims_pattern``, ``summary``, ``pending``, ``figures`` and
-#: each claim's ``figure_data``.
-SCHEMA_VERSION = 2
+#: each claim's ``figure_data``.  Version 3 gathers every timing in ``timings``: the run's
+#: ``wall_time_s`` and each claim's wall seconds, which leave the claim objects.
+SCHEMA_VERSION = 3
+
+#: The top-level keys that vary between two runs with the same seed, profile, claim
+#: selection and jobs count: the timings section and the environment block.  ``wall_time_s``
+#: is a transitional copy of ``timings["wall_time_s"]``, kept while ``html_page.py`` and
+#: ``markdown.py`` still read it from the top level; it goes when they read ``timings``.
+VOLATILE_KEYS = ("timings", "environment", "wall_time_s")
 
 #: Whether the run finished: ``partial`` while it runs, ``interrupted`` after Ctrl-C.
 STATUSES = ("complete", "partial", "interrupted")
@@ -104,7 +113,17 @@ def build_document(
     pending: Sequence[dict[str, str]],
     figures: Sequence[dict[str, str]],
 ) -> dict[str, Any]:
-    """The ``report.json`` document (results in the order given: catalogue order)."""
+    """The ``report.json`` document (results in the order given: catalogue order).
+
+    Each result's ``runtime_s`` moves from its claim object to ``timings["claims"]``, so
+    that the claims hold only what the seed and profile determine (issue 14).
+    """
+    claims = []
+    runtimes: dict[str, float] = {}
+    for r in results:
+        d = r.to_dict()
+        runtimes[r.claim_id] = d.pop("runtime_s")
+        claims.append(d)
     return {
         "schema_version": SCHEMA_VERSION,
         "status": meta.get("status", "complete"),
@@ -112,9 +131,11 @@ def build_document(
         "seed": meta["seed"],
         "claims_pattern": meta.get("claims_pattern", "*"),
         "environment": meta["environment"],
+        "timings": {"wall_time_s": meta["wall_time_s"], "claims": runtimes},
+        # Transitional copy of timings["wall_time_s"] (see VOLATILE_KEYS).
         "wall_time_s": meta["wall_time_s"],
         "summary": summary(results, pending),
-        "claims": [r.to_dict() for r in results],
+        "claims": claims,
         "pending": list(pending),
         "figures": list(figures),
     }
