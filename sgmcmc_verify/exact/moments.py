@@ -228,7 +228,7 @@ def build_chain(
     Parameters
     ----------
     problem : GaussianQuadratic
-        With a flat prior (``U_0 = 0``), as :mod:`sgmcmc_verify.problems.gaussian` builds.
+        Its Gaussian prior ``U_0`` (flat by default) enters every estimate exactly.
     h : float
         Step size.
     estimator : {"full", "minibatch", "aggregated"}
@@ -266,8 +266,11 @@ def build_chain(
     """
     if not isinstance(problem, GaussianQuadratic):
         raise ValueError(f"exact moments need a GaussianQuadratic problem, got {problem.name}")
-    if type(problem).prior_grad is not Problem.prior_grad:
-        raise ValueError("exact moments assume the flat prior of GaussianQuadratic (U_0 = 0)")
+    if type(problem).prior_grad is not GaussianQuadratic.prior_grad:
+        raise ValueError(
+            "exact moments know GaussianQuadratic's Gaussian prior only; "
+            f"{type(problem).__name__} overrides prior_grad"
+        )
     h = positive("h", h)
     estimator = choice("estimator", estimator, ("full", "minibatch", "aggregated"))
     integrator = choice("integrator", integrator, ("overdamped", "sghmc-euler"))
@@ -332,9 +335,15 @@ def build_chain(
     def slot_col(i: int) -> int:
         return col_slot0 + slot_of[i] * d
 
+    # The Gaussian prior U_0 (zero for a flat one) is evaluated exactly by every estimator
+    # (SVRHMC §2): ∇U_0(θ) = Λ_0 θ − Λ_0 μ_0.
+    L0 = getattr(problem, "prior_precision", np.zeros((d, d)))
+    m0 = getattr(problem, "prior_mean", np.zeros(d))
+
     def estimate(S: tuple[int, ...]):
-        """The gradient estimate as ``A z + b`` (AGLD eqs. (3), (4), (6))."""
-        A, b = np.zeros((d, nz)), np.zeros(d)
+        """The gradient estimate as ``A z + b`` (AGLD eqs. (3), (4), (6)), prior included."""
+        A, b = np.zeros((d, nz)), -L0 @ m0
+        A[:, col_theta : col_theta + d] = L0
         if estimator == "full":
             for i in range(N):
                 Ai, bi = grad(i, col_theta)
@@ -687,6 +696,7 @@ def transient_moments(
     *,
     theta0: Any = None,
     p0: str = "zeros",
+    z0: Any = None,
 ) -> ChainMoments:
     """Exact mean and covariance of the state after each of ``steps`` iterations.
 
@@ -702,6 +712,10 @@ def transient_moments(
         Default zeros (as :func:`sgmcmc_verify.run`).
     p0 : {"zeros", "normal"}
         Initial momentum (HMC only): zero, or standard normal independent of θ_0.
+    z0 : array_like, shape (nz,), optional
+        The whole deterministic initial state (overrides ``theta0`` and ``p0``); for
+        chains whose state is not laid out as θ, p, snapshot points (e.g. probed ones,
+        :mod:`sgmcmc_verify.exact.probe`).
 
     Returns
     -------
@@ -711,17 +725,23 @@ def transient_moments(
     steps_arr = np.array([positive_int("step", s, minimum=0) for s in steps], dtype=int)
     choice("p0", p0, ("zeros", "normal"))
     d, nz = chain.d, chain.nz
-    th0 = np.zeros(d) if theta0 is None else np.asarray(theta0, dtype=np.float64)
-    if th0.shape != (d,):
-        raise ValueError(f"theta0 must have shape ({d},), got {th0.shape}")
-    z0 = np.zeros(nz)
-    z0[:d] = th0
-    first_slot = 2 * d if chain.momentum else d
-    for s in range(chain.slots):
-        z0[first_slot + s * d : first_slot + (s + 1) * d] = th0
+    given = z0 is not None
+    if given:
+        z0 = np.asarray(z0, dtype=np.float64)
+        if z0.shape != (nz,) or not np.all(np.isfinite(z0)):
+            raise ValueError(f"z0 must be a finite array of shape ({nz},), got {z0.shape}")
+    else:
+        th0 = np.zeros(d) if theta0 is None else np.asarray(theta0, dtype=np.float64)
+        if th0.shape != (d,):
+            raise ValueError(f"theta0 must have shape ({d},), got {th0.shape}")
+        z0 = np.zeros(nz)
+        z0[:d] = th0
+        first_slot = 2 * d if chain.momentum else d
+        for s in range(chain.slots):
+            z0[first_slot + s * d : first_slot + (s + 1) * d] = th0
     zt = np.concatenate(([1.0], z0))
     Q = np.outer(zt, zt)
-    if chain.momentum and p0 == "normal":
+    if chain.momentum and p0 == "normal" and not given:
         Q[1 + d : 1 + 2 * d, 1 + d : 1 + 2 * d] += np.eye(d)
     maps = _phase_maps(chain)
     P = chain.period

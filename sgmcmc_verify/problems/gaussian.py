@@ -3,9 +3,13 @@
 .. math::
 
     f_i(\\theta) = \\tfrac12 (\\theta - c_i)^\\top \\Lambda_i (\\theta - c_i),
-    \\qquad U = \\sum_i f_i,
+    \\qquad U = U_0 + \\sum_i f_i,
 
-so ``π = N(μ, Λ^{-1})`` with ``Λ = Σ Λ_i`` and ``μ = Λ^{-1} Σ Λ_i c_i``.
+with an optional Gaussian prior ``U_0 = ½ (θ − μ_0)ᵀ Λ_0 (θ − μ_0)`` (default flat,
+``Λ_0 = 0``), so ``π = N(μ, Λ^{-1})`` with ``Λ = Λ_0 + Σ Λ_i`` and
+``μ = Λ^{-1}(Λ_0 μ_0 + Σ Λ_i c_i)``.  The prior is evaluated exactly by every
+estimator (SVRHMC §2's convention), so a prior makes visible any bug that scales
+it like a data term.
 
 * **Identical curvatures** (``Λ_i = Λ/N``): the minibatch gradient error
   ``(N/n) Σ_{i∈S} ∇f_i − ∇U = Λ(c̄ − c̄_S)`` does not depend on θ
@@ -32,11 +36,24 @@ class GaussianQuadratic(Problem):
     centres : ndarray, shape (N, d)
         ``c_i``.
     precisions : ndarray, shape (N, d, d)
-        Symmetric positive semi-definite ``Λ_i`` whose sum is positive definite.
+        Symmetric positive semi-definite ``Λ_i``; with the prior's, their sum is
+        positive definite.
     name : str
+    prior_precision : ndarray (d, d), optional
+        ``Λ_0`` of the Gaussian prior (symmetric positive semi-definite); default flat.
+    prior_mean : ndarray (d,), optional
+        ``μ_0``; default 0.
     """
 
-    def __init__(self, centres: np.ndarray, precisions: np.ndarray, *, name: str = "gaussian"):
+    def __init__(
+        self,
+        centres: np.ndarray,
+        precisions: np.ndarray,
+        *,
+        name: str = "gaussian",
+        prior_precision: np.ndarray | None = None,
+        prior_mean: np.ndarray | None = None,
+    ):
         c = finite_array("centres", centres)
         P = finite_array("precisions", precisions)
         if c.ndim != 2:
@@ -46,12 +63,25 @@ class GaussianQuadratic(Problem):
             raise ValueError(f"precisions must have shape ({N}, {d}, {d}), got {P.shape}")
         if not np.allclose(P, np.swapaxes(P, 1, 2), rtol=0, atol=1e-12 * max(1.0, abs(P).max())):
             raise ValueError("precisions must be symmetric")
-        Lam = P.sum(axis=0)
+        L0 = (
+            np.zeros((d, d))
+            if prior_precision is None
+            else finite_array("prior_precision", prior_precision)
+        )
+        m0 = np.zeros(d) if prior_mean is None else finite_array("prior_mean", prior_mean)
+        tol = 1e-12 * (1 + abs(L0).max())
+        if L0.shape != (d, d) or not np.allclose(L0, L0.T, rtol=0, atol=tol):
+            raise ValueError(f"prior_precision must be a symmetric ({d}, {d}) matrix")
+        if np.linalg.eigvalsh(L0).min() < -tol:
+            raise ValueError("prior_precision must be positive semi-definite")
+        if m0.shape != (d,):
+            raise ValueError(f"prior_mean must have shape ({d},), got {m0.shape}")
+        Lam = L0 + P.sum(axis=0)
         eig = np.linalg.eigvalsh(Lam)
         if eig.min() <= 0:
-            raise ValueError("the summed precision Σ Λ_i must be positive definite")
+            raise ValueError("the summed precision Λ_0 + Σ Λ_i must be positive definite")
         cov = np.linalg.inv(Lam)
-        mean = cov @ np.einsum("nij,nj->i", P, c)
+        mean = cov @ (L0 @ m0 + np.einsum("nij,nj->i", P, c))
         super().__init__(
             name=name,
             N=N,
@@ -61,7 +91,7 @@ class GaussianQuadratic(Problem):
                 "mean": Exact(mean, "closed form μ = Λ⁻¹ Σ Λ_i c_i, float64 linear solve"),
                 "cov": Exact(cov, "closed form Λ⁻¹ with Λ = Σ Λ_i, float64 inverse"),
                 "log_normaliser": Exact(
-                    float(self._log_normaliser(c, P, Lam, mean)),
+                    float(self._log_normaliser(c, P, Lam, mean, L0, m0)),
                     "closed form: log ∫ exp(-U) = d/2·log 2π − ½ log det Λ − U(μ)",
                 ),
             },
@@ -69,14 +99,25 @@ class GaussianQuadratic(Problem):
         self.centres = c
         self.precisions = P
         self.precision = Lam
+        self.prior_precision = L0
+        self.prior_mean = m0
+        self.has_prior = bool(np.any(L0 != 0))
         self.identical_curvature = bool(np.allclose(P, P[0], rtol=0, atol=0))
 
     @staticmethod
-    def _log_normaliser(c, P, Lam, mean) -> float:
+    def _log_normaliser(c, P, Lam, mean, L0, m0) -> float:
         diff = mean[None, :] - c
         u_min = 0.5 * np.einsum("ni,nij,nj->", diff, P, diff)
+        u_min += 0.5 * (mean - m0) @ L0 @ (mean - m0)
         d = c.shape[1]
         return 0.5 * d * np.log(2 * np.pi) - 0.5 * np.linalg.slogdet(Lam)[1] - u_min
+
+    def prior_potential(self, theta: np.ndarray) -> np.ndarray:
+        diff = theta - self.prior_mean
+        return 0.5 * np.einsum("ci,ij,cj->c", diff, self.prior_precision, diff)
+
+    def prior_grad(self, theta: np.ndarray) -> np.ndarray:
+        return (theta - self.prior_mean) @ self.prior_precision
 
     def data_potential(self, theta: np.ndarray) -> np.ndarray:
         diff = theta[:, None, :] - self.centres[None]
