@@ -19,7 +19,7 @@ from sgmcmc_verify.claims.decide import (
     rounding_tolerance,
     statistical_test,
 )
-from sgmcmc_verify.claims.result import ClaimResult
+from sgmcmc_verify.claims.result import ClaimResult, Measurement, Part
 
 ERR = Erratum("x ≤ 2y", "eq. (3), second line", "python -c 'print(1)'", "y > 0")
 TEXT = {"holds": "it holds", "fails": "it fails"}
@@ -191,4 +191,26 @@ def test_erratum_needs_content_and_survives_json():
 
 
 def test_rules_listed():
-    assert set(decide.RULES) == {"exact", "statistical", "order", "counterexample"}
+    assert set(decide.RULES) == {"exact", "statistical", "order", "counterexample", "substitute"}
+
+
+# -- (e) substitute problems ---------------------------------------------------------------
+
+
+def test_on_substitute_confirms_only_when_every_setting_does():
+    def part(v):
+        return Part("s", v, "", {"z": Measurement(1.0)}, v, {"seed": 1} if v == "refuted" else None)
+
+    ok = decide.on_substitute("c", "", {"a": part("confirmed"), "b": part("confirmed")}, "x")
+    assert (ok.verdict, ok.rule, ok.counterexample) == ("confirmed", "substitute", None)
+    # a significant loss at one setting qualifies the claim (never refutes it) and keeps the
+    # setting's verdict and counterexample visible
+    mixed = decide.on_substitute(
+        "c", "", {"a": part("confirmed"), "b": part("refuted")}, "x", erratum=ERR
+    )
+    assert mixed.verdict == "qualified"
+    assert mixed.measured["verdict per setting"].value == {"a": "confirmed", "b": "refuted"}
+    assert mixed.counterexample == {"b": {"seed": 1}}
+    assert mixed.measured["z @ b"].value == 1.0 and mixed.erratum == ERR.to_dict()
+    with pytest.raises(ValueError, match="at least one"):
+        decide.on_substitute("c", "", {}, "x")

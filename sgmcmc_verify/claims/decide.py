@@ -15,6 +15,9 @@ test can check that no verdict was written by hand.
   the paper assumes; outside it, or when a statement the paper makes up to constants
   fails only by a proved bounded constant, the verdict is ``qualified`` with the
   corrected statement.
+* :func:`on_substitute` — an experiment rerun on a substitute problem at settings the
+  paper does not fix: confirmed only if it holds at every setting, otherwise
+  ``qualified`` (evidence about those settings, never a refutation of the paper).
 
 Refuted and qualified parts carry an :class:`Erratum` (the corrected statement,
 the failing step of the paper, a one-command counterexample), rendered by
@@ -40,6 +43,7 @@ __all__ = [
     "counterexample_search",
     "exact_comparison",
     "mde_z",
+    "on_substitute",
     "order_from_limits",
     "rounding_tolerance",
     "statistical_test",
@@ -49,7 +53,7 @@ __all__ = [
 EPS = 2.0**-52
 
 #: The rule names a builder writes into ``Part.rule``.
-RULES = ("exact", "statistical", "order", "counterexample")
+RULES = ("exact", "statistical", "order", "counterexample", "substitute")
 
 
 @dataclass(frozen=True)
@@ -401,5 +405,53 @@ def counterexample_search(
         reading,
         in_regime if in_regime is not None else outside,
         rule="counterexample",
+        erratum=_erratum(erratum, verdict),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (e) an experiment on a substitute problem, at settings the paper does not fix
+# --------------------------------------------------------------------------------------
+
+
+def on_substitute(
+    name: str,
+    expectation: str,
+    per: Mapping[str, Part],
+    setting: str,
+    extra: Mapping[str, Measurement] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """One experimental claim judged on a substitute problem at settings the paper leaves open.
+
+    ``per`` maps each setting (a step size, a refresh period, a checkpoint) to the Part
+    of its own comparison.  ``confirmed`` when every setting's comparison is confirmed;
+    otherwise ``qualified`` — a loss on a substitute problem at untuned settings is
+    evidence against the claim at those settings only, never a refutation of the paper
+    (issue 12; the rule SVRHMC-EXP-SUB and AGLD-EXP-TMU share).  The counterexample is
+    each refuted setting's own; ``measured["verdict per setting"]`` keeps every
+    setting's verdict, so the power of the comparisons stays visible.
+    """
+    if not per:
+        raise ValueError("on_substitute needs at least one setting")
+    vs = {k: p.verdict for k, p in per.items()}
+    meas: dict[str, Measurement] = {}
+    for k, p in per.items():
+        meas.update({f"{m} @ {k}": v for m, v in p.measured.items()})
+    meas["verdict per setting"] = Measurement(vs, note="each setting's own comparison")
+    meas.update(extra or {})
+    verdict = "confirmed" if all(v == "confirmed" for v in vs.values()) else "qualified"
+    reading = f"at the {setting}: " + "; ".join(
+        f"{k}: {p.verdict} ({p.reading})" for k, p in per.items()
+    )
+    counter = {k: p.counterexample for k, p in per.items() if p.verdict == "refuted"} or None
+    return Part(
+        name,
+        verdict,
+        expectation,
+        meas,
+        reading,
+        counter,
+        rule="substitute",
         erratum=_erratum(erratum, verdict),
     )
