@@ -29,6 +29,9 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: claim selection (docs/report_schema.md): the one timings section and the environment
 #: block; ``wall_time_s`` is the documented transitional copy of ``timings.wall_time_s``.
 VOLATILE = ("timings", "environment", "wall_time_s")
+#: A part's decision rules (claims/decide.py) and the fields of its erratum.
+RULES = ("exact", "statistical", "order", "counterexample", "substitute")
+ERRATUM_KEYS = ("corrected", "failing_step", "command", "regime")
 #: A key that names a wall-clock timing; allowed only inside ``timings``.
 TIMING_KEY = re.compile(r"runtime|wall_time|elapsed|perf_counter|seconds|_time_s$")
 
@@ -132,8 +135,15 @@ def validate_report(doc):
                 q,
                 {"name": str, "verdict": str, "expectation": str, "measured": dict, "reading": str,
                  "counterexample": (dict, type(None))},
+                {"rule", "erratum"},
             )  # fmt: skip
             _check(part["verdict"] in claims.VERDICTS, f"{q}.verdict", "not a verdict")
+            # written only when set (claims/result.py): a decision rule and an erratum
+            _check(part.get("rule", "exact") in RULES, f"{q}.rule", f"not one of {RULES}")
+            if "erratum" in part:
+                _keys(part["erratum"], f"{q}.erratum", dict.fromkeys(ERRATUM_KEYS, str))
+                _check(part["verdict"] in ("refuted", "qualified"), f"{q}.erratum",
+                       "an erratum belongs to a refuted or qualified part")  # fmt: skip
             for k, m in part["measured"].items():
                 _keys(m, f"{q}.measured[{k!r}]", {"note": str}, {"value", "stderr", "ci"})
                 _check("value" in m, f"{q}.measured[{k!r}]", "no value")
@@ -218,6 +228,11 @@ def _dump(doc):
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def _stable(doc):
+    """The document without the volatile top-level keys, and without nothing else."""
+    return {k: v for k, v in doc.items() if k not in VOLATILE}
+
+
 def _stable_bytes(d):
     """report.json's bytes with the volatile top-level keys, and only those, taken out."""
     raw = (d / "report.json").read_bytes()
@@ -225,9 +240,7 @@ def _stable_bytes(d):
     # re-serialising reproduces the file exactly, so comparing the re-serialised documents
     # below compares the files byte for byte outside the keys removed
     assert _dump(doc).encode() == raw
-    for k in VOLATILE:
-        doc.pop(k)
-    return _dump(doc).encode()
+    return _dump(_stable(doc)).encode()
 
 
 def test_report_json_validates(reports):
