@@ -1,32 +1,99 @@
-"""``sgmcmc-verify``: list, check and report on the papers' claims.
+"""``sgmcmc-verify``: list, check and report on the papers' claims; validate samplers.
 
-Exit codes: 0 success, 1 a check returned ``refuted`` or ``error`` (``check``
-only), 2 bad usage (unknown ID, bad option).
+Exit codes (also in ``sgmcmc-verify --help``): 0 success; 1 a claim refuted or errored
+(``check``; ``report`` per ``--fail-on``) or a validation failed or errored; 2 bad
+input (unknown ID, bad option, unreadable file, unusable ``--out``, unreachable
+scheduler), always with one line on stderr and never a traceback; 130 interrupted
+(Ctrl-C); 143 terminated (SIGTERM).  Both of the last two keep what is done: ``report``
+writes the finished claims, ``check`` prints their verdicts.
+
+The heavy modules (claims, report, validation: numpy, scipy, sympy, matplotlib) are
+imported inside the subcommands, so ``--help`` and ``--version`` stay fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import fnmatch
-import functools
 import json
+import math
 import os
+import re
 import signal
 import sys
+import tempfile
 import time
-import traceback
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from . import claims, registry
-from .report import environment, pending_entries, write_report
+if TYPE_CHECKING:
+    from .claims import ClaimResult
+
+#: The claim-check and validation profiles (``sgmcmc_verify.claims.PROFILES``; spelled out
+#: here so that ``--help`` imports nothing heavy; tests/test_cli.py checks they agree).
+PROFILES = ("quick", "full")
+#: ``report --fail-on`` choices: the verdicts that make ``report`` exit 1.
+FAIL_ON = {"error": ("error",), "refuted": ("error", "refuted"), "never": ()}
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
+
+EXIT_CODES = """\
+exit codes:
+  0    success: every check ran and (check, validate) none failed
+  1    a claim was refuted or errored (check; report according to --fail-on),
+       or a validation failed or errored (validate, validate-samples)
+  2    bad input: unknown ID, bad option, unreadable file, unusable --out,
+       unreachable scheduler (one line on stderr, no traceback)
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM): finished results are kept
+"""
+
+
+class UsageError(Exception):
+    """Bad input found after parsing: the CLI prints one line and exits 2."""
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that it takes Ctrl-C's clean-up path."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, exit 2
-        print(f"sgmcmc-verify: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
+        _say(f"sgmcmc-verify: error: {message}", err=True)
+        raise SystemExit(EXIT_USAGE)
+
+
+# -- output that survives a closed pipe (``sgmcmc-verify list | head``) --------------------
+
+
+def _say(text: str, *, err: bool = False) -> None:
+    """Print a line; if the reader has gone (BrokenPipeError), drop this and later output."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        _silence(stream)
+
+
+def _silence(stream: Any) -> None:
+    # Point the descriptor at /dev/null so neither later prints nor the interpreter's
+    # final flush raise again (the recipe of the Python docs, "Note on SIGPIPE").
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _error(message: str) -> int:
+    _say(f"sgmcmc-verify: error: {message}".splitlines()[0], err=True)
+    return EXIT_USAGE
+
+
+# -- argument types --------------------------------------------------------------------
 
 
 def _positive_int(text: str) -> int:
@@ -39,194 +106,384 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    """A seed: a non-negative integer (``numpy.random.default_rng`` refuses negative ones)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"seeds must be non-negative integers, got {text!r}"
+        ) from None
+    return value
+
+
+def _finite_positive(what: str) -> Callable[[str], float]:
+    """An argparse type: a finite positive float, else ``expected <what>, got '<text>'``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"{what}, got {text!r}")
+        return value
+
+    return parse
+
+
+#: Step sizes: finite positive numbers (h = 0, h < 0, NaN, inf are bad input, issue 11).
+_step_size = _finite_positive("step sizes must be finite positive numbers")
+_seconds = _finite_positive("expected a positive number of seconds")
+
+
+def _param(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``: the value as a Python literal (``ast.literal_eval``), else the string."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"--param expects KEY=VALUE, got {text!r}")
+    try:
+        value = ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        value = raw.strip()
+    return key, value
+
+
+def _distinct(values: Sequence[float], what: str) -> None:
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise UsageError(f"{what} {v:g} is given twice; give each step size once")
+        seen.add(v)
+
+
+# -- the parser ------------------------------------------------------------------------
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="sgmcmc-verify",
-        description="Verify the claims of the AGLD, EWSG, SGNHT and SVR-HMC papers.",
+        description="Verify the claims of the AGLD, EWSG, SGNHT and SVR-HMC papers, and "
+        "validate other implementations of their samplers.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    sub.add_parser("list", help="the claims and algorithms, with IDs and citations")
-    c = sub.add_parser("check", help="run the named claims and print their verdicts")
+
+    def cmd(name: str, help: str, **kw: Any) -> argparse.ArgumentParser:
+        raw = argparse.RawDescriptionHelpFormatter
+        return sub.add_parser(name, help=help, epilog=EXIT_CODES, formatter_class=raw, **kw)
+
+    def profile_seed(q: argparse.ArgumentParser, what: str) -> None:
+        q.add_argument(
+            "--profile", choices=PROFILES, default="quick",
+            help=f"quick (seconds to minutes) or full (larger grids, more chains) {what}",
+        )  # fmt: skip
+        q.add_argument(
+            "--seed", type=_seed, default=0, metavar="S",
+            help="non-negative integer seed for every random number drawn (default 0)",
+        )  # fmt: skip
+
+    lst = cmd("list", "the claims and algorithms, with IDs and citations")
+    lst.add_argument("--json", action="store_true", help="print them as JSON")
+    lst.add_argument(
+        "--catalogue", action="store_true",
+        help="print the claims catalogue (CLAIMS.md, shipped with the package)",
+    )  # fmt: skip
+
+    c = cmd("check", "run the named claims and print their verdicts")
     c.add_argument("claim_ids", nargs="+", metavar="CLAIM_ID")
-    c.add_argument("--profile", choices=claims.PROFILES, default="quick")
-    c.add_argument("--seed", type=int, default=0)
+    profile_seed(c, "for every check")
     c.add_argument("--json", action="store_true", help="print the ClaimResults as JSON")
-    r = sub.add_parser(
+
+    r = cmd(
         "report",
-        help="run the claims and write the HTML/Markdown/JSON report with figures",
+        "run the claims and write the HTML/Markdown/JSON report with figures",
         description="Run the claims and write index.html, index.md, report.json and "
-        "figures/*.png to --out.  The report is rewritten after each claim, so Ctrl-C "
-        "leaves the results so far on disk (exit code 130).",
+        "figures/*.png to --out (checked before anything runs).  The report is rewritten "
+        "after each claim, atomically, so Ctrl-C or SIGTERM leaves the results so far on "
+        "disk (exit code 130 or 143).  A claim whose worker process dies is an 'error'.",
     )
-    r.add_argument("--profile", choices=claims.PROFILES, default="quick")
+    profile_seed(r, "for every check")
     r.add_argument("--out", type=Path, default=Path("reports/latest"), help="report directory")
-    r.add_argument("--seed", type=int, default=0)
     r.add_argument(
         "--claims", default="*", metavar="PATTERN", help="glob over claim IDs, e.g. 'AGLD-*'"
     )
     r.add_argument(
-        "--jobs",
-        type=_positive_int,
-        default=None,
-        metavar="N",
+        "--jobs", type=_positive_int, default=None, metavar="N",
         help="run claims in N processes (default: the CPUs, at most 4; 1 with --scheduler); "
         "the report is the same for every N",
-    )
+    )  # fmt: skip
     r.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="run claims on a Dask cluster: a scheduler address (tcp://HOST:8786) or 'local' "
+        "--scheduler", metavar="ADDRESS",
+        help="run claims on a Dask cluster: a scheduler address (tcp://HOST:PORT) or 'local' "
         "for a 2-worker local cluster; needs the 'dask' extra (not with --jobs > 1)",
-    )
-    v = sub.add_parser(
+    )  # fmt: skip
+    r.add_argument(
+        "--fail-on", choices=tuple(FAIL_ON), default="error",
+        help="exit 1 when a claim errors (error, the default), is refuted or errors "
+        "(refuted), or never",
+    )  # fmt: skip
+
+    v = cmd(
         "validate",
-        help="validate your sampler (MODULE:FUNCTION) against the reference of an algorithm",
+        "validate your sampler (MODULE:FUNCTION or FILE.py:FUNCTION)",
         description="FUNCTION is a SampleFunction sample(problem, h, n_steps, n_chains, seed) "
-        "-> (chains, draws, d), or with --mode step a StepFunction (see the README).",
+        "-> (chains, draws, d), or with --mode step a StepFunction (see the README).  MODULE "
+        "is imported with the current directory first on sys.path.  Without --algorithm the "
+        "draws are checked for consistency with the exact target (no reference scheme).",
     )
     v.add_argument("target", metavar="MODULE:FUNCTION")
-    v.add_argument("--algorithm", required=True, help="registry name, e.g. sgld")
+    v.add_argument("--algorithm", default=None, help="registry name, e.g. sgld (optional)")
     v.add_argument("--mode", choices=("sampler", "step"), default="sampler")
-    v.add_argument("--profile", choices=claims.PROFILES, default="quick")
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument(
+        "--param", type=_param, action="append", default=[], metavar="KEY=VALUE",
+        help="a registry parameter (repeatable); VALUE is a Python literal, else a string",
+    )  # fmt: skip
+    v.add_argument(
+        "--h", type=_step_size, nargs="+", default=None, metavar="H",
+        help="step sizes to test (default: the harness's, per family)",
+    )  # fmt: skip
+    v.add_argument(
+        "--timeout", type=_seconds, default=120.0, metavar="S",
+        help="seconds allowed per call of FUNCTION (default 120)",
+    )  # fmt: skip
+    profile_seed(v, "for the validation")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
-    vs = sub.add_parser(
+
+    vs = cmd(
         "validate-samples",
-        help="validate draws from files (.npy, .npz, .csv; layout chains × draws × dims)",
+        "validate draws from files (.npy, .npz, .csv; layout chains × draws × dims)",
+        description="One FILE per step size, in the order of --h.  Files are read without "
+        "unpickling and with a 2 GiB cap per array (see sgmcmc_verify.validation.files).",
     )
     vs.add_argument("files", nargs="+", metavar="FILE")
     vs.add_argument("--algorithm", required=True, help="registry name, e.g. sgld")
     vs.add_argument(
-        "--h", type=float, nargs="+", required=True, help="step size of each FILE, in order"
-    )
+        "--h", type=_step_size, nargs="+", required=True, metavar="H",
+        help="step size of each FILE, in order (distinct, finite, positive)",
+    )  # fmt: skip
     vs.add_argument("--json", action="store_true", help="print the report as JSON")
     return p
 
 
-def _validate(args: argparse.Namespace) -> int:
-    """``sgmcmc-verify validate MODULE:FUNCTION``: 0 pass, 1 fail or error, 2 bad input."""
-    import importlib
-
-    from . import validation
-
-    module, _, name = args.target.partition(":")
-    try:
-        fn = getattr(importlib.import_module(module), name)
-        registry.get(args.algorithm)
-    except (ImportError, AttributeError, ValueError) as err:
-        print(f"sgmcmc-verify: error: cannot use {args.target!r}: {err}", file=sys.stderr)
-        return 2
-    rep = validation.validate(
-        fn, args.algorithm, mode=args.mode, profile=args.profile, seed=args.seed
-    )
-    print(rep.to_json() if args.json else rep.to_markdown())
-    return 0 if rep.passed else 1
+# -- list, check -----------------------------------------------------------------------
 
 
-def _validate_samples(args: argparse.Namespace) -> int:
-    from .validation import cli_validate_samples
+def catalogue_text() -> str:
+    """The claims catalogue shipped as package data (``sgmcmc_verify/data/CLAIMS.md``)."""
+    from importlib.resources import files
 
-    if len(args.h) != len(args.files):
-        print("sgmcmc-verify: error: give one --h per FILE", file=sys.stderr)
-        return 2
-    code, text = cli_validate_samples(
-        dict(zip(args.h, args.files, strict=True)),
-        args.algorithm,
-        fmt="json" if args.json else "md",
-    )
-    print(text, file=sys.stderr if code == 2 else sys.stdout)
-    return code
+    return (files("sgmcmc_verify") / "data" / "CLAIMS.md").read_text(encoding="utf-8")
 
 
-def _list() -> int:
-    print("Claims (✓ = a check is implemented):")
+def _list(args: argparse.Namespace) -> int:
+    from . import claims, registry
+
+    if args.catalogue:
+        _say(catalogue_text().rstrip("\n"))
+        return EXIT_OK
+    if args.json:
+        doc = {
+            "claims": [
+                {"id": cid, "paper": info.paper, "location": info.location,
+                 "statement": info.statement, "implemented": cid in claims.CHECKS}
+                for cid, info in claims.INFO.items()
+            ],
+            "algorithms": [
+                {"name": name, "id": spec.alg_id, "family": spec.family,
+                 "citation": spec.citation}
+                for name, spec in registry.ALGORITHMS.items()
+            ],
+        }  # fmt: skip
+        _say(json.dumps(doc, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    _say("Claims (✓ = a check is implemented; the catalogue: sgmcmc-verify list --catalogue):")
     for cid, info in claims.INFO.items():
         mark = "✓" if cid in claims.CHECKS else " "
-        print(f"  {mark} {cid:16s} {info.paper:7s} {info.location}")
-    print("\nAlgorithms:")
+        _say(f"  {mark} {cid:16s} {info.paper:7s} {info.location}")
+    _say("\nAlgorithms:")
     for name, spec in registry.ALGORITHMS.items():
-        print(f"  {name:10s} {spec.alg_id:14s} {spec.citation}")
-    return 0
+        _say(f"  {name:10s} {spec.alg_id:14s} {spec.citation}")
+    return EXIT_OK
 
 
-def _progress(i: int, n: int, r: claims.ClaimResult, t0: float) -> None:
-    print(
+def _progress(i: int, n: int, r: ClaimResult, t0: float) -> None:
+    _say(
         f"[{i}/{n}] {r.claim_id} {r.verdict} ({r.runtime_s:.1f} s; elapsed "
         f"{time.perf_counter() - t0:.1f} s)",
-        file=sys.stderr,
-        flush=True,
+        err=True,
     )
 
 
-def _run(ids: list[str], profile: str, seed: int) -> list[claims.ClaimResult]:
-    """Run claims in this process (the ``check`` command)."""
+def _check(args: argparse.Namespace) -> int:
+    from . import claims
+
+    unknown = [c for c in args.claim_ids if c not in claims.CHECKS]
+    if unknown:
+        return _error(f"no check for {', '.join(unknown)}; see 'sgmcmc-verify list'")
     t0 = time.perf_counter()
     results = []
-    for i, cid in enumerate(ids, 1):
-        r = claims.check(cid, profile=profile, seed=seed)
-        _progress(i, len(ids), r, t0)
-        results.append(r)
-    return results
+    code = None
+    try:
+        for i, cid in enumerate(args.claim_ids, 1):
+            r = claims.check(cid, profile=args.profile, seed=args.seed)
+            _progress(i, len(args.claim_ids), r, t0)
+            results.append(r)
+    except KeyboardInterrupt as stop:  # print what finished, then exit 130 / 143
+        code = EXIT_TERMINATED if isinstance(stop, _Terminated) else EXIT_INTERRUPTED
+        _say(f"interrupted: {len(results)} of {len(args.claim_ids)} claims finished", err=True)
+    if args.json:
+        _say(json.dumps([r.to_dict() for r in results], indent=2))
+    else:
+        for r in results:
+            _say(f"{r.claim_id}: {r.verdict} — {r.reading}")
+    if code is not None:
+        return code
+    return EXIT_FAILED if any(r.verdict in ("refuted", "error") for r in results) else EXIT_OK
 
 
-def _check_in_worker(cid: str, profile: str, seed: int) -> claims.ClaimResult:
+# -- report ----------------------------------------------------------------------------
+
+
+def _check_in_worker(cid: str, profile: str, seed: int) -> ClaimResult:
+    from . import claims
+
     return claims.check(cid, profile=profile, seed=seed)
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C is the parent's to handle: it writes the report and stops the workers
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _failed(cid: str, exc: BaseException, profile: str, seed: int) -> claims.ClaimResult:
+def _failed(cid: str, reading: str, profile: str, seed: int, tb: str | None = None) -> ClaimResult:
     """An ``error`` result for a claim whose worker died (``check`` itself never raises)."""
+    from . import claims
+
     info = claims.INFO[cid]
-    tb = "".join(traceback.format_exception(exc))
     return claims.ClaimResult(
         cid, info.paper, info.location, info.statement, "error",
-        seed=seed, profile=profile, traceback=tb,
+        reading=reading, seed=seed, profile=profile, traceback=tb,
     )  # fmt: skip
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    # a claim already running would otherwise hold the exit until it finished
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "it did not report"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        hint = " (e.g. the out-of-memory killer)" if -code == signal.SIGKILL else ""
+        return f"killed by {name}{hint}"
+    return f"it exited with code {code}"
+
+
+def _worker(cid: str, profile: str, seed: int, conn: Any) -> None:
+    """A claim in a child process: its result goes back through ``conn``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        result = _check_in_worker(cid, profile, seed)
+    except BaseException as exc:  # check() returns errors; this is a failure around it
+        import traceback
+
+        result = _failed(cid, f"the worker failed: {type(exc).__name__}: {exc}", profile,
+                         seed, "".join(traceback.format_exception(exc)))  # fmt: skip
+    conn.send(result)
+    conn.close()
+
+
+def _run_processes(
+    ids: Sequence[str], args: argparse.Namespace, on_result: Callable[[ClaimResult], None]
+) -> None:
+    """Each claim in a process of its own, at most ``args.jobs`` at a time.
+
+    Unlike a process pool, a worker that dies (OOM killer, segfault) loses only the
+    claim it held, which becomes an ``error`` saying how the worker died; the others
+    run on.  On any exception (Ctrl-C, SIGTERM) the running workers are terminated.
+    """
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    todo = list(ids)
+    running: dict[Any, tuple[str, Any]] = {}
+    try:
+        while todo or running:
+            while todo and len(running) < args.jobs:
+                cid = todo.pop(0)
+                recv, send = multiprocessing.Pipe(duplex=False)
+                proc = multiprocessing.Process(
+                    target=_worker, args=(cid, args.profile, args.seed, send), daemon=True
+                )
+                proc.start()
+                send.close()  # the child's end: EOF here once the child is gone
+                running[recv] = (cid, proc)
+            for conn in wait(list(running)):
+                cid, proc = running.pop(conn)
+                try:
+                    result = conn.recv()
+                except (EOFError, OSError):
+                    result = None
+                conn.close()
+                proc.join()
+                if result is None:
+                    why = _exit_reason(proc.exitcode)
+                    msg = f"the worker process running this claim died: {why}"
+                    result = _failed(cid, msg, args.profile, args.seed)
+                on_result(result)
+    except BaseException:
+        _stop(proc for _, proc in running.values())
+        raise
+
+
+def _stop(procs: Iterator[Any]) -> None:
+    procs = list(procs)
     for proc in procs:
         proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
 
 
 def _report_results(
-    ids: list[str], args: argparse.Namespace, on_result: Callable[[claims.ClaimResult], None]
+    ids: list[str], args: argparse.Namespace, on_result: Callable[[ClaimResult], None]
 ) -> None:
-    """Run ``ids`` (in a pool for ``--jobs`` > 1, on Dask for ``--scheduler``), calling
-    ``on_result`` as each finishes."""
+    """Run ``ids`` (in this process, in worker processes for ``--jobs`` > 1, or on Dask
+    for ``--scheduler``), calling ``on_result`` as each finishes."""
     if args.scheduler is not None:
-        from .report.dask_runner import run_on_dask
+        import functools
+        import traceback
+
+        from .report import dask_runner
 
         task = functools.partial(_check_in_worker, profile=args.profile, seed=args.seed)
-        run_on_dask(
-            args.scheduler, ids, task, on_result,
-            lambda cid, exc: _failed(cid, exc, args.profile, args.seed),
-        )  # fmt: skip
+        try:
+            dask_runner.run_on_dask(
+                args.scheduler, ids, task, on_result,
+                lambda cid, exc: _failed(
+                    cid, f"the Dask task failed: {type(exc).__name__}: {exc}", args.profile,
+                    args.seed, "".join(traceback.format_exception(exc)),
+                ),
+                connect_timeout=dask_runner.CONNECT_TIMEOUT,
+            )  # fmt: skip
+        except dask_runner.DaskUnavailableError as err:  # raised before any claim runs
+            raise UsageError(str(err)) from None
         return
     if args.jobs == 1:
         for cid in ids:
-            on_result(claims.check(cid, profile=args.profile, seed=args.seed))
+            on_result(_check_in_worker(cid, args.profile, args.seed))
         return
-    pool = ProcessPoolExecutor(max_workers=min(args.jobs, len(ids)), initializer=_ignore_sigint)
-    try:
-        futures = {pool.submit(_check_in_worker, cid, args.profile, args.seed): cid for cid in ids}
-        for fut in as_completed(futures):
-            try:
-                r = fut.result()
-            except Exception as exc:  # a worker that dies loses only its own claim
-                r = _failed(futures[fut], exc, args.profile, args.seed)
-            on_result(r)
-    except BaseException:
-        _stop_workers(pool)
-        raise
-    pool.shutdown()
+    _run_processes(ids, args, on_result)
 
 
 def _default_jobs() -> int:
@@ -238,29 +495,72 @@ def _default_jobs() -> int:
     return max(1, min(cpus, 4))
 
 
+def check_out_dir(out: Path) -> None:
+    """Raise :class:`UsageError` unless ``out`` is (or can be made) a writable directory.
+
+    Called before any claim runs, so that a bad ``--out`` costs nothing.  It creates the
+    directory and a uniquely named temporary file in it, then removes the file.
+    """
+    from .validation.files import display_name
+
+    shown = display_name(out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {shown}: exists and is not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".write-test-"):
+            pass
+    except OSError as err:
+        raise UsageError(f"--out {shown}: not writable ({err.strerror or err})") from None
+
+
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
+
+
+def _check_scheduler(address: str) -> None:
+    from .report.dask_runner import LOCAL, DaskUnavailableError, require
+
+    if address != LOCAL and not _ADDRESS.match(address):
+        raise UsageError(
+            f"--scheduler {address!r}: expected 'local' or an address like tcp://HOST:PORT"
+        )
+    try:
+        require()
+    except DaskUnavailableError as err:
+        raise UsageError(str(err)) from None
+
+
+@contextmanager
+def _deferred_signals() -> Iterator[list[int]]:
+    """Hold SIGINT and SIGTERM while the final report is written (the signals are recorded
+    and returned), so a second Ctrl-C cannot leave a half-written report."""
+    got: list[int] = []
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    for s in old:
+        signal.signal(s, lambda signum, frame: got.append(signum))
+    try:
+        yield got
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 def _report(args: argparse.Namespace) -> int:
+    from . import claims
+    from .report import environment, pending_entries, write_report
+
     if args.jobs is None:
         args.jobs = 1 if args.scheduler is not None else _default_jobs()
     if args.scheduler is not None:
-        from .report.dask_runner import DaskUnavailableError, require
-
         if args.jobs > 1:
-            print("sgmcmc-verify: error: --scheduler and --jobs > 1 exclude each other",
-                  file=sys.stderr)  # fmt: skip
-            return 2
-        try:
-            require()
-        except DaskUnavailableError as err:
-            print(f"sgmcmc-verify: error: {err}", file=sys.stderr)
-            return 2
+            raise UsageError("--scheduler and --jobs > 1 exclude each other")
+        _check_scheduler(args.scheduler)
     ids = [c for c in claims.ids() if fnmatch.fnmatch(c, args.claims)]
     if not ids:
-        print(
-            f"sgmcmc-verify: error: no implemented claim matches {args.claims!r}", file=sys.stderr
-        )
-        return 2
+        raise UsageError(f"no implemented claim matches {args.claims!r}")
+    check_out_dir(args.out)
     t0 = time.perf_counter()
-    done: dict[str, claims.ClaimResult] = {}
+    done: dict[str, ClaimResult] = {}
     implemented = list(claims.CHECKS)
 
     def write(status: str) -> list[Path]:
@@ -274,58 +574,165 @@ def _report(args: argparse.Namespace) -> int:
             "wall_time_s": time.perf_counter() - t0,
         }
         pending = pending_entries(results, ids, implemented)
-        # intermediate reports skip the figures: they are drawn once, at the end
-        return write_report(results, args.out, meta, pending=pending, figures=status != "partial")
+        # figures are drawn once, at the end of a complete run (they take seconds)
+        return write_report(results, args.out, meta, pending=pending, figures=status == "complete")
 
-    def on_result(r: claims.ClaimResult) -> None:
+    def on_result(r: ClaimResult) -> None:
         done[r.claim_id] = r
         _progress(len(done), len(ids), r, t0)
         write("partial")
 
     try:
         _report_results(ids, args, on_result)
-    except KeyboardInterrupt:
-        paths = write("interrupted")
-        print(
+    except KeyboardInterrupt as stop:
+        code = EXIT_TERMINATED if isinstance(stop, _Terminated) else EXIT_INTERRUPTED
+        with _deferred_signals():
+            paths = write("interrupted")
+        _say(
             f"\ninterrupted: {len(done)} of {len(ids)} claims written to {paths[-1].parent}",
-            file=sys.stderr,
+            err=True,
         )
-        return 130
-    paths = write("complete")
+        return code
+    with _deferred_signals() as late:
+        paths = write("complete")
     wall = time.perf_counter() - t0
-    print(f"\n{'claim':13s} {'verdict':10s} time")
+    _say(f"\n{'claim':13s} {'verdict':10s} time")
     for cid in ids:
-        print(f"{cid:13s} {done[cid].verdict:10s} {done[cid].runtime_s:5.1f} s")
-    print(f"\nwrote {args.out / 'index.html'} and {len(paths) - 1} more files ({wall:.1f} s)")
-    return 0
+        _say(f"{cid:13s} {done[cid].verdict:10s} {done[cid].runtime_s:5.1f} s")
+    _say(f"\nwrote {args.out / 'index.html'} and {len(paths) - 1} more files ({wall:.1f} s)")
+    if late:
+        return EXIT_TERMINATED if late[0] == signal.SIGTERM else EXIT_INTERRUPTED
+    failing = [cid for cid in ids if done[cid].verdict in FAIL_ON[args.fail_on]]
+    if failing:
+        _say(
+            f"{len(failing)} claim(s) {' or '.join(FAIL_ON[args.fail_on])}: "
+            f"{', '.join(failing)} (--fail-on {args.fail_on}: exit 1)",
+            err=True,
+        )
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+# -- validate, validate-samples --------------------------------------------------------
+
+
+def load_target(target: str) -> Callable[..., Any]:
+    """The function named by ``MODULE:FUNCTION`` or ``path/to/file.py:FUNCTION``.
+
+    A module is imported with the current directory first on ``sys.path``.  Any failure
+    (including an exception raised by the user's module) is a one-line
+    :class:`UsageError`.
+    """
+    import importlib
+    import importlib.util
+
+    module_name, sep, name = target.rpartition(":")
+    if not sep or not module_name or not name:
+        raise UsageError(f"expected MODULE:FUNCTION or FILE.py:FUNCTION, got {target!r}")
+    try:
+        if module_name.endswith(".py") or os.sep in module_name:
+            path = Path(module_name)
+            if not path.is_file():
+                raise UsageError(f"cannot import {target!r}: no such file {module_name!r}")
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None:
+                raise UsageError(f"cannot import {target!r}: not a Python file")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+        else:
+            cwd = os.getcwd()
+            if cwd not in sys.path:
+                sys.path.insert(0, cwd)
+            module = importlib.import_module(module_name)
+        fn = getattr(module, name)
+    except UsageError:
+        raise
+    except AttributeError:
+        raise UsageError(f"cannot use {target!r}: the module has no {name!r}") from None
+    except BaseException as err:  # the user's module may raise anything while importing
+        if isinstance(err, KeyboardInterrupt):
+            raise
+        raise UsageError(f"cannot import {target!r}: {type(err).__name__}: {err}") from None
+    if not callable(fn):
+        raise UsageError(f"cannot use {target!r}: {name!r} is not callable")
+    return fn
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """``sgmcmc-verify validate``: 0 pass, 1 fail or error, 2 bad input."""
+    params: dict[str, Any] = {}
+    for key, value in args.param:
+        if key in params:
+            raise UsageError(f"--param {key} is given twice")
+        params[key] = value
+    if args.h is not None:
+        _distinct(args.h, "--h")
+    fn = load_target(args.target)
+    from . import validation
+
+    try:
+        rep = validation.validate(
+            fn, args.algorithm, mode=args.mode, params=params or None, profile=args.profile,
+            seed=args.seed, timeout=args.timeout, hs=tuple(args.h) if args.h else None,
+        )  # fmt: skip
+    except (ValueError, TypeError, KeyError) as err:  # bad algorithm, params, h (one line)
+        raise UsageError(str(err).strip("'\"")) from None
+    _say(rep.to_json() if args.json else rep.to_markdown())
+    return EXIT_OK if rep.passed else EXIT_FAILED
+
+
+def _validate_samples(args: argparse.Namespace) -> int:
+    if len(args.h) != len(args.files):
+        raise UsageError(
+            f"give one --h per FILE ({len(args.files)} files, {len(args.h)} step sizes)"
+        )
+    _distinct(args.h, "--h")
+    from .validation import cli_validate_samples
+
+    code, text = cli_validate_samples(
+        dict(zip(args.h, args.files, strict=True)),
+        args.algorithm,
+        fmt="json" if args.json else "md",
+    )
+    if code == EXIT_USAGE:
+        return _error(text.removeprefix("error: "))
+    _say(text)
+    return code
+
+
+# -- entry point -----------------------------------------------------------------------
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script."""
-    args = _parser().parse_args(argv)
-    if args.command == "list":
-        return _list()
-    if args.command == "check":
-        unknown = [c for c in args.claim_ids if c not in claims.CHECKS]
-        if unknown:
-            print(
-                f"sgmcmc-verify: error: no check for {', '.join(unknown)}; "
-                f"see 'sgmcmc-verify list'",
-                file=sys.stderr,
-            )
-            return 2
-        results = _run(args.claim_ids, args.profile, args.seed)
-        if args.json:
-            print(json.dumps([r.to_dict() for r in results], indent=2))
-        else:
-            for r in results:
-                print(f"{r.claim_id}: {r.verdict} — {r.reading}")
-        return 1 if any(r.verdict in ("refuted", "error") for r in results) else 0
-    if args.command == "validate":
-        return _validate(args)
-    if args.command == "validate-samples":
-        return _validate_samples(args)
-    return _report(args)
+    """Entry point of the console script; returns the exit code (see ``--help``)."""
+    try:
+        args = _parser().parse_args(argv)
+        commands = {
+            "list": _list,
+            "check": _check,
+            "report": _report,
+            "validate": _validate,
+            "validate-samples": _validate_samples,
+        }
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        try:
+            return commands[args.command](args)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    except UsageError as err:
+        return _error(str(err))
+    except BrokenPipeError:  # e.g. ``--help | head -1``: the reader left; nothing to report
+        _silence(sys.stdout)
+        return EXIT_OK
+    except _Terminated:
+        return EXIT_TERMINATED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

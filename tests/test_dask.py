@@ -99,3 +99,24 @@ def test_seed_blocks_on_dask_give_the_serial_numbers():
     assert set(dist) == {"xi", "th"} and dist["xi"].shape[0] == 1000
     for k in serial:
         np.testing.assert_array_equal(dist[k], serial[k])
+
+
+def test_an_unreachable_scheduler_is_one_line_before_any_task():
+    from sgmcmc_verify.report.dask_runner import DaskUnavailableError
+
+    seen = []
+    # port 1 on the loopback: nothing listens there, so the connection is refused at once
+    with pytest.raises(DaskUnavailableError, match=r"^--scheduler 'tcp://127.0.0.1:1': cannot "):
+        run_on_dask("tcp://127.0.0.1:1", ["AGLD-R1"], int, seen.append, None, connect_timeout=0.5)
+    assert seen == []
+
+
+def test_unreachable_scheduler_through_the_cli_is_exit_2(monkeypatch, capsys, tmp_path):
+    from sgmcmc_verify.report import dask_runner
+
+    monkeypatch.setattr(dask_runner, "CONNECT_TIMEOUT", 0.5)
+    code = cli.main(["report", "--scheduler", "tcp://127.0.0.1:1", "--claims", CHEAP,
+                     "--out", str(tmp_path / "r")])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot connect" in err and "Traceback" not in err

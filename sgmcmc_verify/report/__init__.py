@@ -11,8 +11,10 @@ readable report.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,11 +29,31 @@ from .schema import SCHEMA_VERSION, build_document, environment, pending_entries
 __all__ = ["SCHEMA_VERSION", "environment", "pending_entries", "write_report"]
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _write(path: Path, data: bytes) -> None:
-    """Write through a temporary file and rename, so readers never see half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    """Write through a temporary file and rename, so readers never see half a file.
+
+    The temporary file has a unique random name in the target directory, created with
+    ``O_CREAT | O_EXCL`` (:func:`tempfile.mkstemp`): two runs writing the same ``--out``
+    never share it, and a symlink planted at a predictable name is never followed.  It
+    gets the permissions an ordinary file would (``0o666`` less the umask), and is removed
+    if anything fails before the rename.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def write_report(

@@ -19,10 +19,12 @@ from ..parallel import run_with_units
 
 #: The ``--scheduler`` value that starts a local cluster instead of connecting to one.
 LOCAL = "local"
+#: Seconds to wait for a scheduler before giving up (``distributed`` waits 30 by default).
+CONNECT_TIMEOUT = 10.0
 
 
 class DaskUnavailableError(RuntimeError):
-    """``distributed`` is not installed."""
+    """``distributed`` is not installed, or the scheduler cannot be reached (one line)."""
 
 
 def require() -> None:
@@ -41,6 +43,8 @@ def run_on_dask(
     task: Callable[[str], Any],
     on_result: Callable[[Any], None],
     on_failure: Callable[[str, BaseException], Any],
+    *,
+    connect_timeout: float = CONNECT_TIMEOUT,
 ) -> None:
     """Submit ``task(cid)`` for every claim ID and call ``on_result`` as each finishes.
 
@@ -50,6 +54,10 @@ def run_on_dask(
     that raises, or whose worker dies, is passed to ``on_failure(cid, exc)``, whose
     return value is reported in its place.  On any exception (Ctrl-C included) the
     outstanding tasks are cancelled and the client (and local cluster) closed.
+
+    Raises :class:`DaskUnavailableError` (one line), before any task is submitted, when
+    ``distributed`` is missing or no scheduler answers at ``address`` within
+    ``connect_timeout`` seconds.
     """
     require()
     from distributed import Client, LocalCluster, as_completed
@@ -61,7 +69,13 @@ def run_on_dask(
         )
         client = Client(cluster)
     else:
-        client = Client(address)
+        try:
+            client = Client(address, timeout=connect_timeout)
+        except (OSError, ValueError, TypeError) as err:  # refused, timed out, bad address
+            detail = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            raise DaskUnavailableError(
+                f"--scheduler {address!r}: cannot connect ({type(err).__name__}: {detail})"
+            ) from None
     try:
         # pure=False: fresh keys, so a shared scheduler never hands back an older run's result
         futures = {client.submit(run_with_units, task, cid, pure=False): cid for cid in ids}
