@@ -1,20 +1,51 @@
-"""Number formatting and the ledger's key numbers, shared by the Markdown and HTML renderers."""
+"""Text shared by the Markdown and HTML renderers: numbers, the ledger rows and each claim's
+one-line "why".
+"""
 
 from __future__ import annotations
 
-import json
 import numbers
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..claims.catalogue import INFO
 from ..claims.result import ClaimResult
 
-__all__ = ["fmt", "key_numbers", "ledger_rows", "measurement_text"]
+__all__ = [
+    "anchor",
+    "clip",
+    "fmt",
+    "grid_rows",
+    "key_numbers",
+    "ledger_rows",
+    "measurement_text",
+    "table_rows",
+    "timings",
+    "why",
+]
+
+#: Length of a ledger "why" line, in characters (one line of a wide cell, two of a narrow one).
+WHY_CHARS = 160
+
+#: The part verdicts that decide each claim verdict (``combine_verdicts``): a claim is
+#: refuted by its refuted parts, qualified by its qualified and not-checkable parts.
+_DECISIVE = {
+    "refuted": ("refuted",),
+    "qualified": ("qualified", "not-checkable"),
+    "not-checkable": ("not-checkable",),
+    "error": ("error",),
+}
+
+# A sentence ends at '.', '!' or '?' followed by white space and a capital or an opening
+# bracket; '0.278', 'i.i.d. with' and 'eq. (4)' do not end one.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
 
 
 def fmt(value: Any) -> str:
-    """A short, deterministic text for a measured value."""
+    """A short, deterministic text for a measured value (no JSON: dicts as ``k: v``)."""
+    if value is None:
+        return "—"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
@@ -68,8 +99,77 @@ def table_rows(value: Any) -> list[dict[str, Any]] | None:
     return None
 
 
-def compact_json(obj: Any) -> str:
-    return json.dumps(obj, default=str, ensure_ascii=False)
+def grid_rows(value: Any) -> list[dict[str, Any]] | None:
+    """``value`` as the rows of one table, when it has that shape, else ``None``.
+
+    A list of records (dicts; missing keys left empty) gives one row per record; a mapping
+    of mappings (``{n: {h: value}}``) one row per outer key, its first column ``""`` the key.
+    """
+    rows = table_rows(value)
+    if rows is not None:
+        return rows
+    if isinstance(value, list | tuple) and value and all(isinstance(x, dict) for x in value):
+        keys = list(dict.fromkeys(k for x in value for k in x))
+        return [{k: x.get(k) for k in keys} for x in value]
+    if isinstance(value, dict) and value and all(isinstance(x, dict) and x for x in value.values()):
+        keys = list(dict.fromkeys(k for x in value.values() for k in x))
+        return [{"": k, **{c: x.get(c) for c in keys}} for k, x in value.items()]
+    return None
+
+
+def clip(text: str, n: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``n`` characters (with '…')."""
+    text = " ".join(text.split())
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1]
+    space = cut.rfind(" ")
+    if space > n // 2:  # a word boundary not too far back; else cut inside the word
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def anchor(name: str) -> str:
+    """The id of a claim's or a paper's section: lower case; anything but letters, digits and
+    '-' becomes '-' (the same in both renderers, so links carry over)."""
+    return re.sub(r"[^a-z0-9-]+", "-", name.lower())
+
+
+def _first_sentence(text: str) -> str:
+    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+
+
+def why(r: ClaimResult, n: int = WHY_CHARS) -> str:
+    """One line saying why ``r`` has its verdict, from what the result already carries.
+
+    A confirmed claim: how many parts hold.  Otherwise the first part whose verdict
+    decides the claim's (its name and the first sentence of its reading, or its
+    expectation when it has no reading), with a count of the other deciding parts; an
+    error: the last line of its traceback.  Without parts, the reading's first sentence.
+    """
+    if r.verdict == "error" and r.traceback:
+        lines = [s for s in r.traceback.strip().splitlines() if s.strip()]
+        return clip(lines[-1] if lines else "error", n)
+    if r.verdict == "confirmed":
+        k = len(r.parts)
+        return f"all {k} parts hold" if k > 1 else "the claim holds as stated"
+    deciding = [p for p in r.parts if p.verdict in _DECISIVE.get(r.verdict, ())]
+    if not deciding:
+        return clip(_first_sentence(r.reading) or r.verdict, n)
+    p = deciding[0]
+    text = f"{p.name}: {_first_sentence(p.reading) or p.expectation}"
+    more = len(deciding) - 1
+    suffix = f" (+{more} more {r.verdict} part{'s' if more > 1 else ''})" if more else ""
+    return clip(text, n - len(suffix)) + suffix
+
+
+def timings(doc: dict[str, Any], results: Sequence[ClaimResult]) -> tuple[float, dict[str, float]]:
+    """The run's wall time and each claim's seconds: from ``doc["timings"]`` (schema 3) when
+    present, else from the top-level ``wall_time_s`` and the results (schema 2)."""
+    t = doc.get("timings") or {}
+    wall = float(t.get("wall_time_s", doc.get("wall_time_s", 0.0)))
+    claims = t.get("claims") or {r.claim_id: r.runtime_s for r in results}
+    return wall, {cid: float(s) for cid, s in claims.items()}
 
 
 def ledger_rows(
@@ -78,7 +178,8 @@ def ledger_rows(
     """The claims ledger in catalogue order, as plain-text fields both renderers format.
 
     Each row: ``id``, ``linked`` (a result exists, so a section to link to),
-    ``statement``, ``status`` (verdict or pending status), ``numbers``, ``alpha``, ``time``.
+    ``statement``, ``status`` (verdict or pending status), ``why``, ``numbers``,
+    ``alpha``, ``time``.
     """
     by_id = {r.claim_id: r for r in results}
     pend = {p["claim_id"]: p for p in pending}
@@ -87,10 +188,11 @@ def ledger_rows(
         r = by_id.get(cid)
         if r is None:
             p = pend[cid]
-            row = {"statement": p["statement"], "status": p["status"], "numbers": "—"}
-            row |= {"alpha": "—", "time": "—"}
+            row = {"statement": p["statement"], "status": p["status"], "why": "—"}
+            row |= {"numbers": "—", "alpha": "—", "time": "—"}
         else:
-            row = {"statement": r.statement, "status": r.verdict, "numbers": key_numbers(r)}
+            row = {"statement": r.statement, "status": r.verdict, "why": why(r)}
+            row |= {"numbers": key_numbers(r) or "—"}
             row |= {"alpha": "—" if r.alpha is None else f"{r.alpha:g}"}
             row |= {"time": f"{r.runtime_s:.2f}"}
         rows.append({"id": cid, "linked": r is not None, **row})
