@@ -4,16 +4,20 @@ claims that emit the new kinds give data of the documented shape (``docs/report_
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 
+import matplotlib
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex, to_rgb, to_rgba
 
 from sgmcmc_verify import claims
 from sgmcmc_verify.claims import rates, sgnht_thermostat
 from sgmcmc_verify.report import write_report
-from sgmcmc_verify.report.figures import KINDS, _draw
+from sgmcmc_verify.report.figures import _RC, CIVIDIS_ENDS, KINDS, OKABE_ITO, _draw, _figure
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -107,6 +111,38 @@ DATA = {
 }  # fmt: skip
 
 
+#: The older kinds, hand-made too, so that every kind is drawn here.
+OLDER = {
+    "bias_vs_h": {
+        "kind": "bias_vs_h",
+        "reference_slopes": [1, 2],
+        "series": [
+            {"regime": "exact" if i < 9 else "Monte Carlo", "algorithm": f"alg{i}",
+             "observable": "var_theta", "h": [0.1, 0.05, 0.025],
+             "bias": [(-1) ** i * 0.1 * (i + 1) * f for f in (1, 0.5, 0.25)],
+             **({"bias_se": [0.01, 0.005, 0.003]} if i >= 9 else {})}
+            for i in range(11)
+        ],
+    },
+    "staleness_pmf": {
+        "kind": "staleness_pmf", "chains": 100, "chi2_p_value": 0.4,
+        "support": list(range(8)), "observed": [0, 5, 20, 30, 25, 12, 6, 2],
+        "expected_pmf": [0.0, 0.06, 0.19, 0.29, 0.24, 0.13, 0.06, 0.03],
+    },
+    "power_size": {
+        "kind": "power_size", "alpha": 0.01, "kill_target": 0.95, "validations": 600,
+        "bugs": [f"alg{i}/bug-{i}" for i in range(12)],
+        "killed_sampler": [i != 4 for i in range(12)], "killed_step": [i != 7 for i in range(12)],
+        "false_alarm_rate": 0.01, "false_alarm_ci": [0.004, 0.02],
+    },
+}  # fmt: skip
+ALL = {**DATA, **OLDER}
+
+#: The Okabe–Ito palette as published (Okabe & Ito 2008, "Color Universal Design", Fig. 16).
+OKABE_ITO_PUBLISHED = {"#000000", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2",
+                       "#d55e00", "#cc79a7"}  # fmt: skip
+
+
 @pytest.mark.parametrize("kind", sorted(DATA))
 def test_figure_renders_deterministically(kind):
     assert kind in KINDS
@@ -115,6 +151,125 @@ def test_figure_renders_deterministically(kind):
     assert a.startswith(PNG_MAGIC)
     assert len(a) > 1000
     assert a == b
+
+
+# ------------------------------------------------------------------------------------------
+# Readable by everyone: legends off the data, colour-blind-safe colours, text ≥ 8 pt
+# ------------------------------------------------------------------------------------------
+
+
+def test_every_kind_is_drawn_by_these_tests():
+    assert set(ALL) == set(KINDS)
+
+
+@contextlib.contextmanager
+def _drawn(kind):
+    # inside the report's rcParams: colours stored as 'C0' resolve against its cycle
+    with matplotlib.rc_context(_RC):
+        fig = _figure(kind, ALL[kind])
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()  # runs the constrained layout: positions are final
+        yield fig, canvas.get_renderer()
+
+
+@pytest.mark.parametrize("kind", sorted(ALL))
+def test_legends_cover_no_axes_and_stay_in_the_figure(kind):
+    with _drawn(kind) as (fig, renderer):
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+    legends = [ax.get_legend() for ax in axes if ax.get_legend() is not None] + fig.legends
+    assert legends, "every kind has a legend"
+    boxes = [leg.get_window_extent(renderer) for leg in legends]
+    for i, box in enumerate(boxes):
+        for ax in axes:  # the data area of every panel, not only the legend's own
+            assert not box.overlaps(ax.bbox), (kind, i, ax.get_title())
+        for other in boxes[i + 1 :]:
+            assert not box.overlaps(other), (kind, i)
+        # inside the canvas (1 px of rounding), so no legend is cut off
+        assert box.x0 >= -1 and box.y0 >= -1, (kind, box)
+        assert box.x1 <= fig.bbox.x1 + 1 and box.y1 <= fig.bbox.y1 + 1, (kind, box)
+
+
+@pytest.mark.parametrize("kind", sorted(ALL))
+def test_no_text_is_smaller_than_8_pt(kind):
+    with _drawn(kind) as (fig, _):
+        texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text()]
+    assert texts
+    small = [(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < 8]
+    assert not small, small[:5]
+
+
+def _colours(fig):
+    """Every colour an artist of ``fig`` paints with, as (hex, where), transparent ones left out."""
+    out = []
+
+    def add(c, where):
+        rgba = to_rgba(c)
+        if rgba[3] > 0:
+            out.append((to_hex(rgba, keep_alpha=False), where))
+
+    for a in fig.findobj():
+        name = type(a).__name__
+        if isinstance(a, matplotlib.lines.Line2D):
+            for c in (a.get_color(), a.get_markerfacecolor(), a.get_markeredgecolor()):
+                add(c, name)
+        elif isinstance(a, matplotlib.patches.Patch):
+            add(a.get_facecolor(), name)
+            add(a.get_edgecolor(), name)
+        elif isinstance(a, matplotlib.collections.Collection):
+            for c in [*a.get_facecolors(), *a.get_edgecolors()]:
+                add(c, name)
+        elif isinstance(a, matplotlib.image.AxesImage):
+            for v in np.unique(a.get_array()):
+                add(a.cmap(a.norm(v)), name)
+    return out
+
+
+def test_palettes_are_the_published_ones():
+    assert {c.lower() for c in OKABE_ITO} <= OKABE_ITO_PUBLISHED
+    cividis = matplotlib.colormaps["cividis"]
+    assert [to_hex(cividis(0.0)), to_hex(cividis(1.0))] == [c.lower() for c in CIVIDIS_ENDS]
+
+
+@pytest.mark.parametrize("kind", sorted(ALL))
+def test_colours_are_okabe_ito_cividis_or_grey(kind):
+    allowed = OKABE_ITO_PUBLISHED | {to_hex(matplotlib.colormaps["cividis"](x)) for x in (0.0, 1.0)}
+    with _drawn(kind) as (fig, _):
+        found = _colours(fig)
+    assert found
+    bad = {(c, w) for c, w in found if c not in allowed and len(set(to_rgb(c))) != 1}
+    assert not bad, bad
+
+
+def _luminance(c):
+    # WCAG 2.2 relative luminance of an sRGB colour
+    lin = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in to_rgb(c)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_heat_map_cells_differ_in_lightness_and_in_words():
+    with _drawn("power_size") as (fig, _):
+        (image,) = fig.axes[0].get_images()
+        killed, missed = (image.cmap(image.norm(v)) for v in (1.0, 0.0))
+        words = [t for t in fig.axes[0].texts if t.get_text() == "missed"]
+    hi, lo = sorted((_luminance(killed), _luminance(missed)), reverse=True)
+    # WCAG 2.2 contrast ratio ≥ 4.5 (level AA): told apart without any colour vision
+    assert (hi + 0.05) / (lo + 0.05) >= 4.5
+    n_missed = sum(not k for k in OLDER["power_size"]["killed_sampler"]) + sum(
+        not k for k in OLDER["power_size"]["killed_step"]
+    )
+    assert len(words) == n_missed == 2
+
+
+@pytest.mark.parametrize("kind", sorted(ALL))
+def test_png_carries_no_text_or_time_chunk(kind):
+    png = _draw(kind, ALL[kind])
+    chunks, pos = [], 8
+    while pos < len(png):
+        length = int.from_bytes(png[pos : pos + 4], "big")
+        chunks.append(png[pos + 4 : pos + 8].decode("ascii"))
+        pos += 12 + length
+    assert chunks[0] == "IHDR" and chunks[-1] == "IEND"
+    assert not {"tEXt", "iTXt", "zTXt", "tIME"} & set(chunks), chunks
 
 
 def test_xi_trace_without_kinetic_energy_renders():

@@ -1,13 +1,21 @@
 """The report's figures, drawn with matplotlib (Agg) from each result's ``figure_data`` only.
 
 PNG bytes are deterministic: fixed rcParams, fixed size and dpi, and no
-``Software`` or date metadata, so the same data give the same bytes.
+``Software`` or date metadata (matplotlib writes no date into a PNG; its ``Software``
+text chunk is removed), so the same data give the same bytes.
+
+Readable by everyone: series colours come from the Okabe–Ito palette (distinguishable
+under the common colour-vision deficiencies; Okabe & Ito 2008, "Color Universal Design"),
+cycled together with markers so that more series than colours stay apart; the one
+heat-map uses two ends of *cividis* and also marks its cells with text.  No text is
+smaller than 8 pt, and every legend sits outside the axes, so none covers data.
 """
 
 from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,13 +28,25 @@ from ..claims.result import ClaimResult
 
 __all__ = ["Figure", "render_figures"]
 
+#: Okabe–Ito colours, most distinct first (the palette's yellow is too pale on white).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
+#: The heat-map's two levels: the ends of matplotlib's cividis (blue-grey / yellow).
+CIVIDIS_ENDS = ("#00224E", "#FEE838")
+#: Smallest font size in points of any text in a figure.
+MIN_FONT_PT = 8.0
+
 _RC = {
     "figure.dpi": 100,
     "savefig.dpi": 100,
     "font.family": "DejaVu Sans",
-    "font.size": 8,
-    "axes.titlesize": 9,
-    "legend.fontsize": 6,
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "figure.titlesize": 10,
+    "axes.prop_cycle": matplotlib.cycler(color=list(OKABE_ITO)),
     "axes.grid": True,
     "grid.alpha": 0.3,
     "path.simplify": False,
@@ -59,13 +79,43 @@ class Figure:
         }
 
 
+#: Markers of the series, in order.
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
+
+
+def _colour(i: int) -> str:
+    """The i-th series colour (Okabe–Ito, cycled)."""
+    return OKABE_ITO[i % len(OKABE_ITO)]
+
+
+def _marker(i: int) -> str:
+    """The i-th series marker: it changes once per cycle of colours, so that no two of the
+    first ``len(OKABE_ITO) * len(_MARKERS)`` series share both colour and marker."""
+    return _MARKERS[(i // len(OKABE_ITO)) % len(_MARKERS)]
+
+
+def _legend_outside(ax: Any, handles: list[Any] | None = None, *, wrap: int = 40) -> Any:
+    """The legend of ``ax`` to its right, outside the axes, so it never covers data.
+
+    Long labels are wrapped at ``wrap`` characters; two columns past 14 entries.
+    Constrained layout makes room for it.
+    """
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    else:
+        labels = [h.get_label() for h in handles]
+    if not handles:
+        return None
+    labels = [textwrap.fill(str(t), wrap) for t in labels]
+    return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                     borderaxespad=0.0, ncol=1 if len(handles) <= 14 else 2)  # fmt: skip
+
+
 def _bias_vs_h(fig: Any, data: dict[str, Any]) -> None:
-    """Log-log |bias| against h, one panel per regime, with reference slopes."""
+    """Log-log |bias| against h, one panel per regime (one per row, legend at the right),
+    with reference slopes."""
     regimes = list(dict.fromkeys(s["regime"] for s in data["series"]))
-    ncols = 2
-    nrows = -(-len(regimes) // ncols)
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    cmap = matplotlib.colormaps["tab20"]
+    axes = fig.subplots(len(regimes), 1, squeeze=False).ravel()
     for ax, regime in zip(axes, regimes, strict=False):
         sel = [s for s in data["series"] if s["regime"] == regime]
         h_all = []
@@ -87,12 +137,12 @@ def _bias_vs_h(fig: Any, data: dict[str, Any]) -> None:
                 h[keep],
                 np.abs(b[keep]),
                 yerr=yerr,
-                marker="o",
-                markersize=3,
+                marker=_marker(i),
+                markersize=4,
                 linewidth=1,
                 capsize=2 if yerr is not None else 0,
-                color=cmap(i % 20),
-                markerfacecolor="none" if neg else cmap(i % 20),
+                color=_colour(i),
+                markerfacecolor="none" if neg else _colour(i),
                 label=f"{s['algorithm']} {s['observable']}"
                 + (" (−)" if neg else "")
                 + (" (MC ±2 s.e.)" if yerr is not None else ""),
@@ -112,9 +162,7 @@ def _bias_vs_h(fig: Any, data: dict[str, Any]) -> None:
         ax.set_title(regime)
         ax.set_xlabel("h")
         ax.set_ylabel("|bias|")
-        ax.legend(loc="lower right", ncol=2)
-    for ax in axes[len(regimes) :]:
-        ax.set_visible(False)
+        _legend_outside(ax)
     fig.suptitle("|bias| against h (exact values unless marked MC); hollow markers: bias < 0")
 
 
@@ -123,13 +171,13 @@ def _staleness_pmf(fig: Any, data: dict[str, Any]) -> None:
     ax = fig.subplots()
     support = np.asarray(data["support"])
     observed = np.asarray(data["observed"], dtype=float) / data["chains"]
-    ax.bar(support, observed, width=0.9, color="tab:blue", alpha=0.6, label="observed")
+    ax.bar(support, observed, width=0.9, color=_colour(0), alpha=0.6, label="observed")
     ax.plot(support, data["expected_pmf"], "k.-", linewidth=1, markersize=3,
             label="coupon-collector law (exact)")  # fmt: skip
     ax.set_xlabel("max staleness M_k")
     ax.set_ylabel("probability")
     ax.set_title(f"{data['chains']} chains; χ² p = {data['chi2_p_value']:.3g}")
-    ax.legend(loc="upper right")
+    _legend_outside(ax)
 
 
 def _xi_law(fig: Any, data: dict[str, Any]) -> None:
@@ -139,7 +187,7 @@ def _xi_law(fig: Any, data: dict[str, Any]) -> None:
     counts = np.asarray(data["counts"], dtype=float)
     width = np.diff(edges)
     dens = counts / max(counts.sum(), 1.0) / width
-    ax1.bar(edges[:-1], dens, width=width, align="edge", color="tab:blue", alpha=0.6,
+    ax1.bar(edges[:-1], dens, width=width, align="edge", color=_colour(0), alpha=0.6,
             label=f"last ξ, h = {data['h_hist']:g}")  # fmt: skip
     D, mu = float(data["D"]), float(data["mu"])
     x = np.linspace(edges[0], edges[-1], 301)
@@ -148,11 +196,12 @@ def _xi_law(fig: Any, data: dict[str, Any]) -> None:
     ax1.set_xlabel("ξ")
     ax1.set_ylabel("density")
     ax1.set_title(f"{data['chains']} chains")
-    ax1.legend(loc="upper right")
+    _legend_outside(ax1, wrap=24)
     h = np.asarray(data["h"], dtype=float)
     m = np.asarray(data["mean_minus_D"], dtype=float)
     se = np.asarray(data["se"], dtype=float)
-    ax2.errorbar(h, m, yerr=2 * se, fmt="o", markersize=3, capsize=2, label="E[ξ] − (A + B) ± 2 SE")
+    ax2.errorbar(h, m, yerr=2 * se, fmt="o", markersize=4, capsize=2, color=_colour(0),
+                 label="E[ξ] − (A + B) ± 2 SE")  # fmt: skip
     hs = np.linspace(0.0, h.max(), 50)
     ax2.plot(
         hs,
@@ -164,7 +213,7 @@ def _xi_law(fig: Any, data: dict[str, Any]) -> None:
     ax2.axhline(0.0, color="0.5", linewidth=0.8)
     ax2.set_xlabel("h")
     ax2.set_ylabel("E[ξ] − (A + B)")
-    ax2.legend(loc="best")
+    _legend_outside(ax2, wrap=24)
     fig.suptitle(data["setting"])
 
 
@@ -174,25 +223,25 @@ def _dw_densities(fig: Any, data: dict[str, Any]) -> None:
     edges = np.asarray(data["bin_edges"], dtype=float)
     mids = 0.5 * (edges[1:] + edges[:-1])
     width = np.diff(edges)
-    cmap = matplotlib.colormaps["tab10"]
     ax1.plot(data["grid"], data["density"], "k-", linewidth=1.5, label="ρ ∝ exp(−U) (exact)")
     names, ks, kse = [], [], []
     for i, r in enumerate(data["regimes"]):
         dens = np.asarray(r["counts"], dtype=float) / max(r["total_draws"], 1) / width
-        ax1.step(mids, dens, where="mid", color=cmap(i), linewidth=1, label=r["regime"])
+        ax1.step(mids, dens, where="mid", color=_colour(i + 1), linewidth=1.2,
+                 linestyle=_REF_STYLES[i % len(_REF_STYLES)], label=r["regime"])  # fmt: skip
         names.append(r["regime"])
         ks.append(r["kinetic_energy"])
         kse.append(r["kinetic_energy_se"])
     ax1.set_xlabel("θ")
     ax1.set_ylabel("density")
-    ax1.legend(loc="upper left")
+    _legend_outside(ax1, wrap=24)
     pos = np.arange(len(names))
-    ax2.bar(pos, ks, yerr=2 * np.asarray(kse), color=[cmap(i) for i in pos], capsize=2)
+    ax2.bar(pos, ks, yerr=2 * np.asarray(kse), color=[_colour(i + 1) for i in pos], capsize=2)
     ax2.axhline(data["kinetic_energy_target"], color="k", linestyle="--", linewidth=1,
                 label="target 0.5")  # fmt: skip
     ax2.set_xticks(pos, names)
     ax2.set_ylabel("E[K]")
-    ax2.legend(loc="upper right")
+    _legend_outside(ax2, wrap=24)
 
 
 # ------------------------------------------------------------------------------------------
@@ -201,8 +250,6 @@ def _dw_densities(fig: Any, data: dict[str, Any]) -> None:
 
 #: Line styles of the reference slopes, in order.
 _REF_STYLES: tuple[Any, ...] = ("--", ":", "-.", (0, (1, 3)), (0, (5, 2, 1, 2)))
-#: Markers of the series, in order.
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
 
 
 def _fmt_slope(v: float) -> str:
@@ -232,13 +279,12 @@ def _loglog_panel(ax: Any, panel: dict[str, Any]) -> None:
     """Draw one ``loglog_fit`` panel on ``ax`` (see :func:`_loglog_fit`)."""
     from matplotlib.lines import Line2D
 
-    cmap = matplotlib.colormaps["tab10"]
     ax.set_xscale("log")
     ax.set_yscale("log")
     xs_all: list[float] = []
     handles: list[Any] = []
     for i, s in enumerate(panel["series"]):
-        color, marker = cmap(i % 10), _MARKERS[i % len(_MARKERS)]
+        color, marker = _colour(i), _marker(i)
         x = np.asarray(s["x"], dtype=float)
         y = np.asarray(s["y"], dtype=float)
         keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
@@ -291,7 +337,7 @@ def _loglog_panel(ax: Any, panel: dict[str, Any]) -> None:
     ax.set_ylabel(panel.get("ylabel", ""))
     if panel.get("title"):
         ax.set_title(panel["title"])
-    ax.legend(handles=handles, loc="best", framealpha=0.8)
+    _legend_outside(ax, handles)
 
 
 def _loglog_fit(fig: Any, data: dict[str, Any]) -> None:
@@ -309,22 +355,24 @@ def _loglog_fit(fig: Any, data: dict[str, Any]) -> None:
 
 
 def _loglog_panels(fig: Any, data: dict[str, Any]) -> None:
-    """Several ``loglog_fit`` panels side by side (two per row), one figure title."""
+    """Several ``loglog_fit`` panels, one per row (legends at the right), one figure title."""
     panels = data["panels"]
-    ncols = min(2, len(panels))
-    nrows = -(-len(panels) // ncols)
-    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax, panel in zip(axes, panels, strict=False):
+    axes = fig.subplots(len(panels), 1, squeeze=False).ravel()
+    for ax, panel in zip(axes, panels, strict=True):
         _loglog_panel(ax, panel)
-    for ax in axes[len(panels) :]:
-        ax.set_visible(False)
     fig.suptitle(data.get("title", ""))
 
 
 def _loglog_panels_size(data: dict[str, Any]) -> tuple[float, float]:
-    n = len(data["panels"])
-    ncols = min(2, n)
-    return (5.0 * ncols + 0.5, 4.2 * -(-n // ncols))
+    return (9.5, 3.6 * len(data["panels"]) + 0.4)
+
+
+def _bias_vs_h_size(data: dict[str, Any]) -> tuple[float, float]:
+    return (10.0, 3.2 * len({s["regime"] for s in data["series"]}) + 0.4)
+
+
+def _power_size_size(data: dict[str, Any]) -> tuple[float, float]:
+    return (8.5, max(4.0, 0.2 * len(data["bugs"]) + 1.8))
 
 
 # ------------------------------------------------------------------------------------------
@@ -336,7 +384,6 @@ def _vr_compare(fig: Any, data: dict[str, Any]) -> None:
     """Grouped bars per family: stationary variance ratio (top) and MSE × data passes (bottom)."""
     fams = data["families"]
     axes = fig.subplots(2, len(fams), squeeze=False)
-    cmap = matplotlib.colormaps["tab10"]
     for j, fam in enumerate(fams):
         algs = fam["algorithms"]
         hs = fam["h"]
@@ -354,7 +401,7 @@ def _vr_compare(fig: Any, data: dict[str, Any]) -> None:
             for a, alg in enumerate(algs):
                 is_base = alg == fam.get("baseline")
                 ax.bar(pos - 0.4 + (a + 0.5) * width, vals[:, a] - base, width=width * 0.9,
-                       bottom=base, color=cmap(a % 10), edgecolor="k" if is_base else "none",
+                       bottom=base, color=_colour(a), edgecolor="k" if is_base else "none",
                        hatch="//" if is_base else None, linewidth=0.6,
                        label=alg + (" (baseline)" if is_base else "")
                        + ("" if cost[a] is None else f", {cost[a]:g} grads/step"))  # fmt: skip
@@ -369,8 +416,7 @@ def _vr_compare(fig: Any, data: dict[str, Any]) -> None:
             if row == 0:
                 ax.set_title(fam["name"])
             else:
-                # below the panels, so it never covers a bar
-                ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
+                _legend_outside(ax, wrap=28)
     fig.suptitle(data.get("title", ""))
 
 
@@ -380,30 +426,29 @@ def _xi_trace(fig: Any, data: dict[str, Any]) -> None:
     axes = fig.subplots(2 if has_k else 1, 1, sharex=True, squeeze=False).ravel()
     t = np.asarray(data["t"], dtype=float)
     D, sd = float(data["D"]), 1.0 / math.sqrt(float(data["mu"]))
-    cmap = matplotlib.colormaps["tab10"]
     ax = axes[0]
-    ax.axhspan(D - sd, D + sd, color="tab:green", alpha=0.12, label="A + B ± 1/√μ")
+    ax.axhspan(D - sd, D + sd, color=_colour(2), alpha=0.15, label="A + B ± 1/√μ")
     for i, tr in enumerate(data["xi"]):
-        ax.plot(t, tr, color=cmap(i % 10), linewidth=0.6, alpha=0.8,
+        ax.plot(t, tr, color=_colour(i), linewidth=0.6, alpha=0.8,
                 label="single chains" if i == 0 else None)  # fmt: skip
     ax.plot(t, data["xi_mean"], "k-", linewidth=1.4, label=f"mean over {data['chains']} chains")
-    ax.axhline(D, color="tab:green", linewidth=1.2, linestyle="--", label=f"A + B = {D:g}")
+    ax.axhline(D, color=_colour(2), linewidth=1.2, linestyle="--", label=f"A + B = {D:g}")
     ax.set_ylabel(r"$\xi_t$")
     panels = [(ax, "ξ")]
     if has_k:
         ax2 = axes[1]
         for i, tr in enumerate(data["kinetic_running"]):
-            ax2.plot(t, tr, color=cmap(i % 10), linewidth=0.8, alpha=0.8,
+            ax2.plot(t, tr, color=_colour(i), linewidth=0.8, alpha=0.8,
                      label="single chains: running time average" if i == 0 else None)  # fmt: skip
         ax2.plot(t, data["kinetic_mean"], "k-", linewidth=1.0,
                  label=f"mean over {data['chains']} chains at t")  # fmt: skip
-        ax2.axhline(1.0, color="tab:green", linewidth=1.2, linestyle="--", label="1 (eq. (4))")
+        ax2.axhline(1.0, color=_colour(2), linewidth=1.2, linestyle="--", label="1 (eq. (4))")
         ax2.set_ylabel(r"$p_t^\top p_t / n$")
         panels.append((ax2, "k"))
     for a, _ in panels:
         a.axvline(float(data["t_burn"]), color="0.4", linestyle=":", linewidth=1,
                   label="end of burn-in")  # fmt: skip
-        a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside: never on a trace
+        _legend_outside(a, wrap=30)
     axes[-1].set_xlabel("time t = steps × h")
     fig.suptitle(data.get("title", ""))
 
@@ -414,58 +459,84 @@ Size = tuple[float, float] | Callable[[dict[str, Any]], tuple[float, float]]
 
 #: figure_data ``kind`` → (drawing function, figure size).
 def _power_size(fig: Any, data: dict[str, Any]) -> None:
-    """HARNESS-POWER: each planted bug killed or not per mode; false-alarm rate with CI vs α."""
-    ax1, ax2 = fig.subplots(1, 2, width_ratios=[4, 1])
+    """HARNESS-POWER: each planted bug killed or not per mode; false-alarm rate with CI vs α.
+
+    The kill grid has one row per bug (names horizontal, readable) and one column per
+    mode; killed and missed cells differ in colour (two ends of cividis, apart in
+    lightness, so also in grey) and a missed cell says "missed" in words.
+    """
+    ax1, ax2 = fig.subplots(1, 2, width_ratios=[2, 1])
     bugs = data["bugs"]
     modes = [("statistical", data["killed_sampler"]), ("step", data["killed_step"])]
-    grid = np.array([[1.0 if k else 0.0 for k in killed] for _, killed in modes])
-    cmap = matplotlib.colors.ListedColormap(["tab:red", "tab:green"])
-    ax1.imshow(grid, aspect="auto", cmap=cmap, vmin=0, vmax=1)
-    ax1.set_yticks(range(len(modes)))
-    ax1.set_yticklabels([f"{m}: {int(sum(k))}/{len(k)} killed" for m, k in modes])
-    ax1.set_xticks(range(len(bugs)))
-    ax1.set_xticklabels(bugs, rotation=90, fontsize=5)
+    grid = np.array([[1.0 if k else 0.0 for k in killed] for _, killed in modes]).T
+    cmap = matplotlib.colors.ListedColormap([CIVIDIS_ENDS[0], CIVIDIS_ENDS[1]])
+    ax1.imshow(grid, aspect="auto", cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+    for (i, j), killed in np.ndenumerate(grid):
+        if not killed:
+            ax1.text(j, i, "missed", ha="center", va="center", color="white", fontsize=8,
+                     fontweight="bold")  # fmt: skip
+    ax1.set_xticks(range(len(modes)))
+    ax1.set_xticklabels([f"{m} mode\n{int(sum(k))}/{len(k)} killed" for m, k in modes])
+    ax1.xaxis.tick_top()
+    ax1.set_yticks(range(len(bugs)))
+    ax1.set_yticklabels(bugs)
     ax1.grid(False)
-    ax1.set_title(f"planted bugs (green: rejected; target ≥ {data['kill_target']:.0%} per mode)")
+    # thin white lines between the cells, so neighbouring rows stay apart
+    ax1.set_xticks(np.arange(-0.5, len(modes)), minor=True)
+    ax1.set_yticks(np.arange(-0.5, len(bugs)), minor=True)
+    ax1.grid(which="minor", color="white", linewidth=1, alpha=1.0)
+    ax1.tick_params(which="minor", length=0)
+    ax1.set_title(
+        f"planted bugs: yellow = rejected (killed), dark = missed; "
+        f"target ≥ {data['kill_target']:.0%} per mode",
+        fontsize=9,
+    )
     rate, (lo, hi) = data["false_alarm_rate"], data["false_alarm_ci"]
     ax2.errorbar([0], [rate], yerr=[[rate - lo], [hi - rate]], fmt="o", capsize=4,
-                 color="tab:blue", label="reject rate, 95% CI")  # fmt: skip
+                 color=_colour(0), label="reject rate, 95% CI")  # fmt: skip
     ax2.axhline(
         data["alpha"], color="k", linestyle="--", linewidth=1, label=f"α = {data['alpha']:g}"
     )
     ax2.set_xlim(-1, 1)
     ax2.set_xticks([])
     ax2.set_ylim(0, max(hi, data["alpha"]) * 1.3)
-    ax2.set_title(f"references: {data['validations']} runs")
-    ax2.legend(loc="upper right")
+    ax2.set_title(f"false alarms:\n{data['validations']} reference runs")
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.03), borderaxespad=0.0)
 
 
 KINDS: dict[str, tuple[Callable[[Any, dict[str, Any]], None], Size]] = {
-    "bias_vs_h": (_bias_vs_h, (9.0, 7.0)),
-    "staleness_pmf": (_staleness_pmf, (6.0, 3.5)),
-    "xi_law": (_xi_law, (8.0, 3.5)),
-    "dw_densities": (_dw_densities, (9.0, 3.5)),
-    "loglog_fit": (_loglog_fit, (6.5, 4.5)),
+    "bias_vs_h": (_bias_vs_h, _bias_vs_h_size),
+    "staleness_pmf": (_staleness_pmf, (8.0, 3.5)),
+    "xi_law": (_xi_law, (10.0, 3.5)),
+    "dw_densities": (_dw_densities, (10.5, 3.5)),
+    "loglog_fit": (_loglog_fit, (9.5, 4.5)),
     "loglog_panels": (_loglog_panels, _loglog_panels_size),
-    "vr_compare": (_vr_compare, (10.0, 6.5)),
-    "xi_trace": (_xi_trace, (9.0, 6.0)),
-    "power_size": (_power_size, (10.0, 3.8)),
+    "vr_compare": (_vr_compare, (11.0, 6.5)),
+    "xi_trace": (_xi_trace, (9.5, 6.0)),
+    "power_size": (_power_size, _power_size_size),
 }
 
 
 def _draw(kind: str, data: dict[str, Any]) -> bytes:
+    """The PNG bytes of a ``kind`` figure of ``data``."""
+    buf = io.BytesIO()
+    with matplotlib.rc_context(_RC):
+        fig = _figure(kind, data)
+        fig.savefig(buf, format="png", metadata=_PNG_META)
+    return buf.getvalue()
+
+
+def _figure(kind: str, data: dict[str, Any]) -> Any:
+    """The drawn (not yet saved) matplotlib figure; call inside ``rc_context(_RC)``."""
     # a bare Figure renders through Agg without pyplot, so no global backend is touched
     from matplotlib.figure import Figure as MplFigure
 
     draw, size = KINDS[kind]
     if callable(size):
         size = size(data)
-    with matplotlib.rc_context(_RC):
-        fig = MplFigure(figsize=size, layout="constrained")
-        draw(fig, data)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", metadata=_PNG_META)
-    return buf.getvalue()
+    fig = MplFigure(figsize=size, layout="constrained")
+    draw(fig, data)
+    return fig
 
 
 def render_figures(results: Sequence[ClaimResult]) -> list[Figure]:
