@@ -25,6 +25,7 @@ avoid copying O(chains·N·d) numbers every step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -87,9 +88,70 @@ def first_occurrence(idx: np.ndarray) -> np.ndarray:
     With-replacement batches may repeat an index; running sums over a snapshot
     table must count each refreshed entry once.
     """
-    eq = idx[:, :, None] == idx[:, None, :]
-    earlier = np.tril(np.ones((idx.shape[1], idx.shape[1]), dtype=bool), k=-1)
-    return ~np.any(eq & earlier, axis=2)
+    chains, b = idx.shape
+    if b > _PAIRWISE_MAX_B:
+        # O(b log b) per row: a stable sort puts the first occurrence first in its run.
+        order = np.argsort(idx, axis=1, kind="stable")
+        s = np.take_along_axis(idx, order, axis=1)
+        first = np.ones((chains, b), dtype=bool)
+        first[:, 1:] = s[:, 1:] != s[:, :-1]
+        out = np.empty_like(first)
+        np.put_along_axis(out, order, first, axis=1)
+        return out
+    # b(b−1)/2 comparisons of contiguous (chains,) rows: cheaper than a (chains, b, b)
+    # comparison cube for the small batches used here.
+    cols = idx.T.copy()
+    out = np.ones((b, chains), dtype=bool)
+    for j in range(1, b):
+        for i in range(j):
+            out[j] &= cols[i] != cols[j]
+    # C order: a caller's matmul with this mask takes numpy's BLAS path only then.
+    return np.ascontiguousarray(out.T)
+
+
+#: Batch size above which :func:`first_occurrence` sorts instead of comparing pairs.
+_PAIRWISE_MAX_B = 24
+
+
+def flat_rows(idx: np.ndarray, N: int) -> np.ndarray:
+    """Row ``c·N + i`` of the ``(chains·N, d)`` view of a table, for ``i = idx[c, j]``.
+
+    One integer index on the first axis is numpy's fastest gather/scatter path
+    (≈ 2–6× ``take_along_axis``/``put_along_axis`` on the 3-d table).
+    """
+    return idx + N * np.arange(idx.shape[0])[:, None]
+
+
+def table_rows(table: np.ndarray) -> np.ndarray:
+    """The ``(chains·N, ...)`` view of a ``(chains, N, ...)`` table; raises rather than copy.
+
+    Writes go through this view, so it must alias the table (a C-contiguous
+    table always can).
+    """
+    return np.reshape(table, (-1, *table.shape[2:]), copy=False)
+
+
+def fill_by_chunks(
+    out: np.ndarray,
+    make: Callable[[np.ndarray], np.ndarray],
+    theta: np.ndarray,
+    cols: np.ndarray | None = None,
+    parts: int = 64,
+) -> None:
+    """``out[c] = make(theta[c])`` (or ``out[c, cols]``) in ``parts`` blocks of chains, in place.
+
+    Filling a preallocated table block by block keeps the temporaries of
+    ``make`` (a gathered ``Z[idx]``, the result before it is copied) at about
+    ``2/parts`` of the table instead of twice the table.
+    """
+    chains = theta.shape[0]
+    step = -(-chains // parts)
+    for lo in range(0, chains, step):
+        block = make(theta[lo : lo + step])
+        if cols is None:
+            out[lo : lo + step] = block
+        else:
+            out[lo : lo + step, cols] = block
 
 
 def data_grad_sum(problem: Problem, theta: np.ndarray) -> np.ndarray:
@@ -229,7 +291,14 @@ class InjectedNoise(_Stateless):
         return rng.standard_normal((chains, problem.d)), state
 
     def estimate(self, problem, theta, state, rand, context=None):
-        return problem.grad(theta) + rand @ self._root(problem.d).T, None
+        return problem.grad(theta) + self._scale(rand), None
+
+    def _scale(self, rand: np.ndarray) -> np.ndarray:
+        """``rand @ rootᵀ`` without BLAS: a (chains, d) × (d, d) product at 1e4 chains would
+        start OpenBLAS's threads every step, for a few µs of arithmetic."""
+        if self._chol.shape[0] == 1:  # B = b·I: the root is a scalar
+            return rand * self._chol[0, 0]
+        return np.einsum("cj,kj->ck", rand, self._root(rand.shape[1]), optimize=False)
 
 
 # --------------------------------------------------------------------------------------
@@ -245,7 +314,7 @@ class TableSnapshot(NamedTuple):
 
     table: np.ndarray  # (chains, N, d)
     total: np.ndarray  # (chains, d): Σ_i α_i
-    stamp: np.ndarray  # (chains, N) int
+    stamp: np.ndarray  # (chains, N) int32
 
 
 class ScalarSnapshot(NamedTuple):
@@ -253,7 +322,7 @@ class ScalarSnapshot(NamedTuple):
 
     scalars: np.ndarray  # (chains, N)
     total: np.ndarray  # (chains, d)
-    stamp: np.ndarray  # (chains, N) int
+    stamp: np.ndarray  # (chains, N) int32
 
 
 class PointSnapshot(NamedTuple):
@@ -326,20 +395,24 @@ class AGLD:
 
     # -- protocol ---------------------------------------------------------------------
     def init(self, problem, theta, rng):
-        chains = theta.shape[0]
-        access = self.access.init(chains, problem.N, rng)
+        chains, N = theta.shape[0], problem.N
+        access = self.access.init(chains, N, rng)
         storage = self.resolved_storage(problem)
-        stamp = np.zeros((chains, problem.N), dtype=np.int64)
         if storage == "point":
-            snap = PointSnapshot(theta.copy(), data_grad_sum(problem, theta), 0)
-        elif storage == "scalar":
-            all_idx = np.broadcast_to(np.arange(problem.N), (chains, problem.N))
-            s = problem.component_scalars(theta, all_idx)
-            snap = ScalarSnapshot(s, s @ problem.Z, stamp)
-        else:
-            table = problem.all_component_grads(theta).copy()
-            snap = TableSnapshot(table, table.sum(axis=1), stamp)
-        return AGLDState(access, snap, 0)
+            return AGLDState(
+                access, PointSnapshot(theta.copy(), data_grad_sum(problem, theta), 0), 0
+            )
+        # α_i^(0) = ∇f_i(x^(0)) (Algorithm 1 line 1), built in place: one table in memory.
+        # int32 ages: half the memory of int64 (10 % of a d = 10 table); an iteration count
+        # past 2³¹ − 1 makes numpy raise OverflowError on assignment, not wrap.
+        stamp = np.zeros((chains, N), dtype=np.int32)
+        if storage == "scalar":
+            s = np.empty((chains, N))
+            fill_by_chunks(s, _fresh(problem, True, np.arange(N)), theta)
+            return AGLDState(access, ScalarSnapshot(s, s @ problem.Z, stamp), 0)
+        table = np.empty((chains, N, problem.d))
+        fill_by_chunks(table, _fresh(problem, False, np.arange(N)), theta)
+        return AGLDState(access, TableSnapshot(table, table.sum(axis=1), stamp), 0)
 
     def draw(self, problem, state, chains, rng):
         idx, access = self.access.draw(state.access, chains, problem.N, rng)
@@ -348,53 +421,78 @@ class AGLD:
     def chosen_indices(self, rand, cache):
         return rand
 
-    def _alpha(self, problem, snap, idx):
-        """``α_i`` for the batch: shape (chains, n, d)."""
-        if isinstance(snap, PointSnapshot):
-            return problem.component_grads(snap.point, idx)
-        rows = np.arange(idx.shape[0])[:, None]
-        if isinstance(snap, ScalarSnapshot):
-            return snap.scalars[rows, idx][..., None] * problem.Z[idx]
-        return snap.table[rows, idx]
-
     def estimate(self, problem, theta, state, rand, context=None):
-        idx = rand
-        if isinstance(state.snap, ScalarSnapshot):
-            s_now = problem.component_scalars(theta, idx)
-            now = s_now[..., None] * problem.Z[idx]
-        else:
-            s_now = None
+        """``g^{(k)}`` of eq. (6); the cache keeps ``∇f_i(x^{(k)})`` and ``∇f_i(x^{(k)}) − α_i``."""
+        idx, snap = rand, state.snap
+        s_now = None
+        if isinstance(snap, PointSnapshot):
             now = problem.component_grads(theta, idx)
-        alpha = self._alpha(problem, state.snap, idx)
-        g = problem.prior_grad(theta) + (problem.N / self.n) * (now - alpha).sum(axis=1)
-        return g + state.snap.total, (now, alpha, s_now)
+            alpha = problem.component_grads(snap.point, idx)
+            rows = None
+        else:
+            rows = flat_rows(idx, problem.N)
+            if isinstance(snap, ScalarSnapshot):
+                Zi = problem.Z[idx]
+                s_now = problem.component_scalars(theta, idx)
+                now = s_now[..., None] * Zi
+                alpha = np.take(table_rows(snap.scalars), rows)[..., None] * Zi
+            else:
+                now = problem.component_grads(theta, idx)
+                alpha = np.take(table_rows(snap.table), rows, axis=0)
+        diff = np.subtract(now, alpha, out=alpha)  # α_i is not needed again: reuse its memory
+        g = problem.prior_grad(theta) + (problem.N / self.n) * diff.sum(axis=1)
+        return g + snap.total, _AGLDCache(now, diff, s_now, rows)
 
     def update(self, problem, state, theta, theta_new, rand, cache):
         idx, k, snap = rand, state.k, state.snap
-        now, alpha, s_now = cache
         part = self.snapshot.partial(idx, problem.N)
         if part is not None:
-            snap = _partial_refresh(snap, idx, part, now, alpha, s_now, k)
+            snap = _partial_refresh(snap, idx, part, cache, k)
         tot = self.snapshot.total(k, problem.N)
         if tot is not None:
             snap = _total_refresh(problem, snap, theta_new, tot, k + 1)
         return AGLDState(state.access, snap, k + 1)
 
 
-def _partial_refresh(snap, idx, mask, now, alpha, s_now, k):
-    """Set ``α_i = ∇f_i(x^{(k)})`` for the masked batch entries (in place)."""
+class _AGLDCache(NamedTuple):
+    """What :meth:`AGLD.estimate` computed that :meth:`AGLD.update` reuses."""
+
+    now: np.ndarray  # (chains, n, d): ∇f_i(x^(k)) for the batch
+    diff: np.ndarray  # (chains, n, d): ∇f_i(x^(k)) − α_i
+    s_now: np.ndarray | None  # (chains, n): the GLM scalars s_i(x^(k)) (scalar storage)
+    rows: np.ndarray | None  # (chains, n): flat_rows of the batch (table/scalar storage)
+
+
+def _fresh(problem: Problem, scalar: bool, cols: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``θ ↦`` the snapshot entries ``i ∈ cols`` at ``θ``: GLM scalars ``s_i`` or ``∇f_i``."""
+
+    def make(theta: np.ndarray) -> np.ndarray:
+        idx = np.broadcast_to(cols, (theta.shape[0], cols.size))
+        if scalar:
+            return problem.component_scalars(theta, idx)
+        return problem.component_grads(theta, idx)
+
+    return make
+
+
+def _partial_refresh(snap, idx, mask, cache, k):
+    """Set ``α_i = ∇f_i(x^{(k)})`` for the masked batch entries (in place).
+
+    Duplicated indices write identical values (same ``i``, same ``x^{(k)}``), so
+    the order in which a fancy assignment resolves them does not matter; the
+    running total counts each refreshed entry once.
+    """
     if isinstance(snap, PointSnapshot):
         raise ValueError("a point snapshot cannot be partially refreshed")
-    rows = np.arange(idx.shape[0])[:, None]
-    once = mask & first_occurrence(idx)
-    total = snap.total + (once[:, None, :].astype(float) @ (now - alpha))[:, 0]
-    # Duplicated indices write identical values (same i, same x^(k)), so the
-    # order in which fancy assignment resolves them does not matter.
-    snap.stamp[rows, idx] = np.where(mask, k, snap.stamp[rows, idx])
+    everywhere = bool(mask.all())
+    once = first_occurrence(idx) if everywhere else mask & first_occurrence(idx)
+    total = snap.total + (once[:, None, :].astype(float) @ cache.diff)[:, 0]
+    rows = cache.rows if everywhere else cache.rows[mask]
+    table_rows(snap.stamp)[rows] = k
     if isinstance(snap, ScalarSnapshot):
-        snap.scalars[rows, idx] = np.where(mask, s_now, snap.scalars[rows, idx])
+        table_rows(snap.scalars)[rows] = cache.s_now if everywhere else cache.s_now[mask]
         return ScalarSnapshot(snap.scalars, total, snap.stamp)
-    snap.table[rows, idx] = np.where(mask[..., None], now, alpha)
+    table_rows(snap.table)[rows] = cache.now if everywhere else cache.now[mask]
     return TableSnapshot(snap.table, total, snap.stamp)
 
 
@@ -404,14 +502,16 @@ def _total_refresh(problem, snap, theta_new, mask, k1):
         if not mask.all():
             raise ValueError("a point snapshot can only be refreshed as a whole")
         return PointSnapshot(theta_new.copy(), data_grad_sum(problem, theta_new), k1)
-    chains = theta_new.shape[0]
     cols = np.flatnonzero(mask)
-    idx = np.broadcast_to(cols, (chains, cols.size))
     snap.stamp[:, cols] = k1
-    if isinstance(snap, ScalarSnapshot):
-        snap.scalars[:, cols] = problem.component_scalars(theta_new, idx)
+    scalar = isinstance(snap, ScalarSnapshot)
+    target = snap.scalars if scalar else snap.table
+    # Block by block: no temporary as large as the table (or d times the scalars).
+    fill_by_chunks(
+        target, _fresh(problem, scalar, cols), theta_new, None if cols.size == problem.N else cols
+    )
+    if scalar:
         return ScalarSnapshot(snap.scalars, snap.scalars @ problem.Z, snap.stamp)
-    snap.table[:, cols] = problem.component_grads(theta_new, idx)
     return TableSnapshot(snap.table, snap.table.sum(axis=1), snap.stamp)
 
 
@@ -550,25 +650,24 @@ class SAGA(_UniformBatch):
         return SAGAState(alpha, data_grad_sum(problem, theta))
 
     def estimate(self, problem, theta, state, rand, context=None):
+        chains, b = rand.shape
         now = problem.component_grads(theta, rand)
-        points = np.take_along_axis(state.alpha, rand[..., None], axis=1)
-        old = np.stack(
-            [
-                problem.component_grads(points[:, j], rand[:, j : j + 1])[:, 0]
-                for j in range(rand.shape[1])
-            ],
-            axis=1,
-        )
-        g = problem.prior_grad(theta) + (problem.N / self.b) * (now - old).sum(axis=1)
-        return g + state.g, (now, old)
+        rows = flat_rows(rand, problem.N)
+        # ∇f_i(α^i) (line 7): every (chain, batch entry) has its own point α^i, so the
+        # b·chains pairs are evaluated as b·chains one-index "chains" in one call.
+        points = np.take(table_rows(state.alpha), rows.reshape(-1), axis=0)
+        old = problem.component_grads(points, rand.reshape(-1, 1)).reshape(chains, b, -1)
+        diff = now - old
+        g = problem.prior_grad(theta) + (problem.N / self.b) * diff.sum(axis=1)
+        return g + state.g, (diff, rows)
 
     def update(self, problem, state, theta, theta_new, rand, cache):
-        now, old = cache  # ∇f_i(α_{t+1}^i) = ∇f_i(θ_t) was computed on line 7
+        # ∇f_i(α_{t+1}^i) = ∇f_i(θ_t) was computed on line 7: g moves by the difference.
+        diff, rows = cache
         once = first_occurrence(rand)
-        g = state.g + (once[:, None, :].astype(float) @ (now - old))[:, 0]
-        np.put_along_axis(
-            state.alpha, rand[..., None], np.repeat(theta[:, None, :], rand.shape[1], 1), axis=1
-        )
+        g = state.g + (once[:, None, :].astype(float) @ diff)[:, 0]
+        # α^i ← θ_t for i ∈ I (line 10); a repeated i writes the same θ_t twice.
+        table_rows(state.alpha)[rows] = theta[:, None, :]
         return SAGAState(state.alpha, g)
 
 

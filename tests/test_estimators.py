@@ -1,5 +1,6 @@
 """Gradient estimators: exact unbiasedness, equivalences, bookkeeping, input checks."""
 
+import copy
 import itertools
 
 import numpy as np
@@ -9,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgmcmc_verify import problems
-from sgmcmc_verify.access import CA, RA, AccessState
+from sgmcmc_verify.access import CA, RA, RR, AccessState
 from sgmcmc_verify.estimators import (
     AGLD,
     EWSG,
@@ -20,7 +21,9 @@ from sgmcmc_verify.estimators import (
     Minibatch,
     TableSnapshot,
     first_occurrence,
+    flat_rows,
     snapshot_ages,
+    table_rows,
 )
 from sgmcmc_verify.registry import make_sampler
 from sgmcmc_verify.snapshots import HSAG, PPU, PTU, TMU
@@ -231,3 +234,204 @@ def test_scalar_storage_needs_a_glm():
         AGLD(RA(2), PPU(), storage="scalar").init(
             problems.gaussian_identical(5, 1), np.zeros((1, 1)), np.random.default_rng(0)
         )
+
+
+# --------------------------------------------------------------------------------------
+# The vectorised SAGA/PPU tables against per-chain loops written from the papers
+# --------------------------------------------------------------------------------------
+
+
+def _quadratic_with_prior(N=6, d=2, seed=7):
+    """f_i(θ) = ½(θ − c_i)ᵀΛ_i(θ − c_i) and a Gaussian prior (so ∇U_0 ≠ 0 is exercised)."""
+    rng = np.random.default_rng(seed)
+    c = rng.standard_normal((N, d))
+    q = rng.standard_normal((N, d, d))
+    P = q @ np.swapaxes(q, 1, 2) / N + 0.1 * np.eye(d)
+    L0 = np.array([[0.5, 0.1], [0.1, 0.3]])[:d, :d]
+    m0 = np.full(d, 0.2)
+    prob = problems.GaussianQuadratic(c, P, prior_precision=L0, prior_mean=m0)
+
+    def grad_f(i, th):  # ∇f_i(θ) = Λ_i(θ − c_i), from the definition, one datum
+        return P[i] @ (th - c[i])
+
+    return prob, grad_f, lambda th: L0 @ (th - m0)
+
+
+def _regression(N=6, d=2):
+    """Linear regression (a GLM): ∇f_i(θ) = (z_iᵀθ − y_i) z_i / σ², prior N(0, τ² I)."""
+    prob = problems.linear_regression_synthetic(N, d, seed=3)
+
+    def grad_f(i, th):
+        z = prob.Z[i]
+        return (z @ th - prob.y[i]) / prob.sigma2 * z
+
+    return prob, grad_f, lambda th: th / prob.tau2
+
+
+def _drive(est, prob, chains, steps, seed, h=0.05):
+    """Run the estimator's protocol (draw, estimate, overdamped EM step, update).
+
+    Returns ``θ^(0)`` and, per step ``k``, ``(θ^(k), θ^(k+1), indices, g^(k), state)``
+    with a copy of the state after the update (the estimators update tables in place).
+    """
+    rng = np.random.default_rng(seed)
+    theta = rng.standard_normal((chains, prob.d))
+    state = est.init(prob, theta, rng)
+    theta0, out = theta, []
+    for _ in range(steps):
+        idx, state = est.draw(prob, state, chains, rng)
+        g, cache = est.estimate(prob, theta, state, idx)
+        new = theta - h * g + np.sqrt(2 * h) * rng.standard_normal(theta.shape)
+        state = est.update(prob, state, theta, new, idx, cache)
+        out.append((theta, new, idx, g, copy.deepcopy(state)))
+        theta = new
+    return theta0, out
+
+
+def _tol(scale, N, n, steps):
+    """Rounding bound for comparing two summation orders of the same float64 sums.
+
+    An estimate is ``∇U_0 + (N/n)·Σ_{j≤n}(…) + Σ_{i≤N} α_i`` and the running total
+    behind the last term has absorbed ``≤ n`` terms per step: ``m = N + n(steps + 1)``
+    terms of size ``≤ (N/n + 1)·scale``, so each order is within ``m·ε·(N/n + 1)·scale``
+    of the exact sum (Higham's γ_m); 4 covers the two orders and the prior term.
+    """
+    return 4 * (N + n * (steps + 1)) * EPS * (N / n + 1) * scale
+
+
+@pytest.mark.parametrize(
+    ("make_est", "kind", "on_h"),
+    [
+        # AGLD eq. (6) with Strategy 3 (PPU): α_i ← ∇f_i(x^(k)) for i ∈ S_k
+        (lambda: AGLD(RA(4), PPU(), storage="table"), "quadratic", None),
+        (lambda: AGLD(RA(4), PPU(), storage="table"), "regression", None),
+        (lambda: AGLD(RA(4), PPU(), storage="scalar"), "regression", None),
+        (lambda: AGLD(RR(4), PPU(), storage="table"), "quadratic", None),
+        # Strategy 4 (TMU): PPU, and every D = 3 iterations all α_i ← ∇f_i(x^(k+1))
+        (lambda: AGLD(RA(4), TMU(3), storage="table"), "quadratic", None),
+        # HSAG: i ∈ H = {0, 1} as PPU; the others ← ∇f_i(x^(k+1)) every D = 3
+        (lambda: AGLD(RA(4), HSAG(3, (0, 1)), storage="table"), "quadratic", {0, 1}),
+        (lambda: AGLD(RA(4), HSAG(3, (0, 1)), storage="scalar"), "regression", {0, 1}),
+    ],
+)
+def test_agld_table_matches_a_per_chain_loop_of_eq_6(make_est, kind, on_h):
+    """Every estimate g^(k), snapshot entry and age equals a per-chain loop of AGLD eq. (6).
+
+    The loop keeps one chain's ``α_i`` in a Python list, sums ``Σ_i α_i`` afresh at every
+    step (no running total), evaluates ``∇f_i`` from the problem's definition and
+    refreshes ``α_i`` as Strategy 3, Strategy 4 or HSAG say.  It sees the indices and
+    iterates of the vectorised run.  Batches of 4 out of N = 6 drawn with replacement
+    repeat indices, and the test checks that they did: the running total must count a
+    repeated entry once, and the last assertion shows the tolerance would catch a
+    total that counted it twice.
+    """
+    prob, grad_f, prior = _quadratic_with_prior() if kind == "quadratic" else _regression()
+    est = make_est()
+    chains, steps, N, n = 5, 25, prob.N, 4
+    D = getattr(est.snapshot, "D", None)
+    partial = (lambda i: True) if on_h is None else (lambda i: i in on_h)
+    theta0, run = _drive(est, prob, chains, steps, seed=11)
+    alpha = [[grad_f(i, theta0[c]) for i in range(N)] for c in range(chains)]
+    born = [[0] * N for _ in range(chains)]  # α_i = ∇f_i(x^(born))
+    scale = max(np.abs(a).max() for row in alpha for a in row)
+    repeats, errors, twice_minus_once = 0, [], []
+    for k, (theta, theta_next, idx, g, state) in enumerate(run):
+        for c in range(chains):
+            batch = [int(i) for i in idx[c]]
+            repeats += len(batch) - len(set(batch))
+            now = {i: grad_f(i, theta[c]) for i in batch}
+            scale = max(scale, *(np.abs(v).max() for v in now.values()))
+            ref = prior(theta[c]) + (N / n) * sum(now[i] - alpha[c][i] for i in batch)
+            errors.append(np.abs(g[c] - (ref + sum(alpha[c]))).max())
+            twice = sum(now[i] - alpha[c][i] for i in batch if partial(i))
+            once = sum(now[i] - alpha[c][i] for i in set(batch) if partial(i))
+            twice_minus_once.append(np.abs(np.asarray(twice - once)).max())
+            for i in filter(partial, set(batch)):  # partial refresh, at x^(k)
+                alpha[c][i], born[c][i] = now[i], k
+            if D is not None and (k + 1) % D == 0:  # total refresh, at x^(k+1)
+                for i in range(N):
+                    if on_h is None or i not in on_h:
+                        alpha[c][i], born[c][i] = grad_f(i, theta_next[c]), k + 1
+        snap = state.snap
+        table = snap.scalars[..., None] * prob.Z if hasattr(snap, "scalars") else snap.table
+        assert np.abs(table - np.array(alpha)).max() <= _tol(scale, N, n, k)
+        assert snapshot_ages(state).tolist() == [[k + 1 - b for b in row] for row in born]
+    tol = _tol(scale, N, n, steps)
+    assert repeats > 0
+    assert max(errors) <= tol
+    assert max(twice_minus_once) > 10 * tol
+
+
+@pytest.mark.parametrize(
+    ("kind", "replace"), [("quadratic", True), ("regression", True), ("quadratic", False)]
+)
+def test_saga_matches_a_per_chain_loop_of_svrhmc_algorithm_2(kind, replace):
+    """SAGA as printed in SVRHMC Algorithm 2, one chain at a time.
+
+    Line 3: ``α^i = θ_0``; line 7: ``∇̃ = ∇U_0(θ_t) + (N/b)Σ_{i∈I}(∇f_i(θ_t) −
+    ∇f_i(α^i)) + g`` with ``g = Σ_i ∇f_i(α^i)`` (summed afresh here, from the points);
+    line 10: ``α^i ← θ_t`` for ``i ∈ I``.  The points must equal the loop's exactly
+    (they are copies of iterates); the estimate and the running ``g`` within the
+    rounding bound of :func:`_tol`.
+    """
+    prob, grad_f, prior = _quadratic_with_prior() if kind == "quadratic" else _regression()
+    chains, steps, N, b = 5, 25, prob.N, 4
+    theta0, run = _drive(SAGA(b, replace=replace), prob, chains, steps, seed=5)
+    points = [[theta0[c].copy() for _ in range(N)] for c in range(chains)]
+    scale = max(np.abs(grad_f(i, theta0[c])).max() for c in range(chains) for i in range(N))
+    repeats, errors = 0, []
+    for theta, _next, idx, g, state in run:
+        for c in range(chains):
+            batch = [int(i) for i in idx[c]]
+            repeats += len(batch) - len(set(batch))
+            g_sum = sum(grad_f(i, points[c][i]) for i in range(N))
+            terms = [grad_f(i, theta[c]) - grad_f(i, points[c][i]) for i in batch]
+            scale = max(scale, *(np.abs(t).max() for t in terms))
+            errors.append(np.abs(g[c] - (prior(theta[c]) + (N / b) * sum(terms) + g_sum)).max())
+            for i in batch:
+                points[c][i] = theta[c].copy()
+            g_after = sum(grad_f(i, points[c][i]) for i in range(N))
+            errors.append(np.abs(state.g[c] - g_after).max())
+        assert np.array_equal(state.alpha, np.array(points))
+    assert (repeats > 0) == replace
+    assert max(errors) <= _tol(scale, N, b, steps)
+
+
+def test_first_occurrence_both_paths_match_the_definition():
+    """Pairwise comparisons (b ≤ 24) and the sorting path (b > 24) against a list-based loop."""
+    rng = np.random.default_rng(2)
+    for b, N in ((1, 3), (4, 3), (10, 100), (24, 5), (25, 5), (60, 40)):
+        idx = rng.integers(0, N, (50, b))
+        ref = [[i not in row[:j].tolist() for j, i in enumerate(row)] for row in idx]
+        got = first_occurrence(idx)
+        assert got.tolist() == ref
+        assert got.flags.c_contiguous
+
+
+def test_table_rows_is_a_view_or_refuses():
+    """Snapshot writes go through the flat view: a copy would lose them silently."""
+    tab = np.zeros((3, 4, 2))
+    table_rows(tab)[flat_rows(np.array([[1], [0], [3]]), 4)] = 1.0
+    assert tab.sum(axis=(1, 2)).tolist() == [2.0, 2.0, 2.0]
+    assert tab[0, 1].tolist() == [1.0, 1.0] and tab[2, 3].tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError):
+        table_rows(np.zeros((4, 3, 2)).transpose(1, 0, 2))
+
+
+@pytest.mark.parametrize("B", [0.7, np.array([[1.0, 0.3], [0.3, 0.5]])])
+def test_injected_noise_is_a_root_of_2b_over_h_times_the_draw(B):
+    """The noise added is ``r ↦ r Rᵀ`` with ``R Rᵀ = 2B/h`` (SGNHT §3), computed without BLAS.
+
+    ``Rᵀ`` is recovered from two draws (``E = r Rᵀ`` with ``r`` 2×2 and invertible) and
+    ``R Rᵀ`` compared with ``2B/h``, whichever root the code picks.  Tolerance: a
+    handful of roundings on O(10) entries of a well-conditioned 2×2 solve, 1e-12.
+    """
+    h = 0.1
+    est = InjectedNoise(B, h)
+    prob = problems.gaussian_identical(5, 2)
+    est.init(prob, np.zeros((1, 2)), np.random.default_rng(0))
+    r = np.random.default_rng(1).standard_normal((2, 2))
+    E = est.estimate(prob, np.zeros((2, 2)), None, r)[0] - prob.grad(np.zeros((2, 2)))
+    Rt = np.linalg.solve(r, E)  # E = r Rᵀ
+    target = 2 * (B * np.eye(2) if np.ndim(B) == 0 else B) / h
+    np.testing.assert_allclose(Rt.T @ Rt, target, rtol=1e-12, atol=1e-12 * np.abs(target).max())
