@@ -476,6 +476,14 @@ class SGNHTReparam:
         """``ξ = α/h``."""
         return state.xi / self.h
 
+    def from_public(self, state, p: np.ndarray | None = None, xi: np.ndarray | None = None):
+        """The state with public ``p``/``ξ`` stored as ``u = ph``/``α = ξh`` (inverse maps)."""
+        if p is not None:
+            state = state._replace(p=np.asarray(p) * self.h)
+        if xi is not None:
+            state = state._replace(xi=np.asarray(xi) * self.h)
+        return state
+
     def init(self, theta0, rng, d):
         alpha = np.full(theta0.shape[0], self.a if self.alpha0 is None else float(self.alpha0))
         return ThermostatState(theta0, self.h * rng.standard_normal(theta0.shape), alpha)

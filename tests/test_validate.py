@@ -112,8 +112,7 @@ def test_step_mode_passes_an_equivalent_formula_and_locates_a_bug():
 
 def test_step_mode_through_validate():
     alg = "svrg-ld"
-    pl = targets.plan(alg)
-    step = sampler_step_function(_maker(alg, lambda s: s, pl.params), 0)
+    step = sampler_step_function(_maker(alg, lambda s: s, targets.step_params(alg)), 0)
     assert validate(step, alg, mode="step").verdict == "pass"
 
 

@@ -309,6 +309,12 @@ def probe_chain(
         calls += 1
         if not isinstance(out, Mapping):
             raise ValueError(f"the step returned {type(out).__name__}, expected a state dict")
+        extra = sorted(set(out) - set(layout.keys))
+        if extra:
+            raise ValueError(
+                f"the step added state entries {extra} that the harness did not pass: "
+                "state it keeps must be declared in the template (float arrays)"
+            )
         F = layout.flatten({k: np.asarray(v) for k, v in out.items()})
         if F.shape[0] != rows:
             raise ValueError(f"the step returned {F.shape[0]} chains for {rows}")

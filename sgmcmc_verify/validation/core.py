@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -217,9 +217,59 @@ def _ratio_message(ratios: list[float], hs: tuple[float, ...], gradient_factor: 
 # --------------------------------------------------------------------------------------
 
 
+def check_step_sizes(hs: Any) -> tuple[float, ...]:
+    """Step sizes as a tuple of distinct positive finite floats, largest first.
+
+    :class:`ValueError` with one line otherwise (h ≤ 0, NaN, inf, duplicates, empty, or
+    not numbers): an input the harness cannot judge is an error, never a pass.
+    """
+    try:
+        vals = [float(h) for h in np.atleast_1d(np.asarray(hs, dtype=object))]
+    except (TypeError, ValueError):
+        raise ValueError(f"step sizes must be numbers, got {hs!r}") from None
+    if not vals:
+        raise ValueError("no step size given")
+    for h in vals:
+        if not math.isfinite(h) or h <= 0:
+            raise ValueError(f"step size h = {h!r} is not a positive finite number")
+    if len(set(vals)) != len(vals):
+        raise ValueError(f"duplicate step sizes in {vals}: each h must be given once")
+    return tuple(sorted(vals, reverse=True))
+
+
+def _check_args(algorithm, mode, profile, alpha, seed, timeout) -> None:
+    if algorithm is not None:
+        registry.get(algorithm)  # ValueError naming the known algorithms
+    if mode not in ("sampler", "step"):
+        raise ValueError(f"mode must be 'sampler' or 'step', got {mode!r}")
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        raise ValueError(f"alpha must be a probability in (0, 1), got {alpha!r}")
+    if not (isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0):
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+
+
+def _check_params(algorithm: str | None, params: Mapping[str, Any]) -> None:
+    """Unknown or invalid parameters are a :class:`ValueError` before any user code runs."""
+    if algorithm is None:
+        known = {"n"} | {k for name in registry.names() for k in registry.get(name).params}
+        unknown = set(params) - known
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {sorted(unknown)}; known: {sorted(known)}")
+        n = params.get("n", targets.STEP_BATCH)
+        if not (isinstance(n, int | np.integer) and not isinstance(n, bool) and n >= 1):
+            raise ValueError(f"the batch size n must be a positive integer, got {n!r}")
+        return
+    # the registry validates names and values (ValueError) on the step-mode problem
+    registry.make_sampler(algorithm, targets.problem_step(), h=0.1, **params)
+
+
 def validate(
     impl: SampleFunction | StepFunction,
-    algorithm: str,
+    algorithm: str | None = None,
     *,
     mode: str = "sampler",
     params: Mapping[str, Any] | None = None,
@@ -229,47 +279,72 @@ def validate(
     timeout: float | None = 120.0,
     hs: tuple[float, ...] | None = None,
     reference: bool = True,
+    state: Sequence[str] | Mapping[str, Any] | None = None,
+    noise_dim: int | None = None,
 ) -> ValidationReport:
-    """Validate an implementation of registry ``algorithm``.
+    """Validate an implementation, against registry ``algorithm`` or against the target alone.
 
     Parameters
     ----------
     impl : SampleFunction or StepFunction
-        ``mode="sampler"``: :class:`SampleFunction`; ``mode="step"``: :class:`StepFunction`
-        (then :func:`compare_steps` runs on the validation problem).
-    algorithm : str
-        Registry name whose discrete chain the implementation claims to be.
+        ``mode="sampler"``: :class:`SampleFunction`; ``mode="step"``: :class:`StepFunction`.
+    algorithm : str, optional
+        Registry name whose discrete chain the implementation claims to be.  ``None``:
+        judge it by what every correct SG-MCMC scheme must satisfy (its stationary law
+        converges to the target as h → 0), and name the registry scheme it matches.
+    mode : {"sampler", "step"}
+        ``"step"``: the step's exact law by probing it on the step-mode problem
+        (:func:`~sgmcmc_verify.validation.targets.problem_step`: d = 2, a prior, N = 4,
+        a batch of two), plus, with ``algorithm``, a trajectory comparison with the
+        reference under the same noise and indices.
     params : mapping, optional
-        Registry parameters; default the harness's (a batch of one; see
-        :func:`sgmcmc_verify.validation.targets.plan`); the implementation must use the same.
+        Registry parameters (default the harness's; see
+        :func:`sgmcmc_verify.validation.targets.plan`).  In step mode the batch is
+        ``n`` (or ``b``), default :data:`~sgmcmc_verify.validation.targets.STEP_BATCH`.
+        Unknown names or invalid values raise :class:`ValueError` before ``impl`` runs.
     profile : {"quick", "full"}
     alpha : float
-        Total false-alarm probability of the validation (Bonferroni over its tests).
+        Total false-alarm probability of the statistical checks (Bonferroni).
     seed : int
+        Non-negative.
     timeout : float or None
         Per-call timeout in seconds.
-    hs : tuple of float, optional
-        Step sizes (default per family).
+    hs : sequence of float, optional
+        Step sizes (default per family); distinct, positive and finite.
     reference : bool
         Also compare with the reference implementation where the exact law does not
         see the gradient estimator.
+    state : sequence of str or mapping, optional
+        Step mode: the state's keys (each ``(d,)`` per chain, e.g. ``("theta", "p")``)
+        or a one-chain template ``{key: array}`` for extra float entries such as a
+        gradient cache.  Default from the algorithm's family, else ``("theta",)``.
+    noise_dim : int, optional
+        Step mode: standard normals per chain and step (default ``d``).
 
     Returns
     -------
     ValidationReport
+
+    Raises
+    ------
+    ValueError
+        Bad arguments (one line), before the implementation is called.
     """
-    pl = targets.plan(algorithm, dict(params or {}))
+    _check_args(algorithm, mode, profile, alpha, seed, timeout)
+    params = dict(params or {})
+    _check_params(algorithm, params)
+    if hs is not None:
+        hs = check_step_sizes(hs)
+    if mode == "step":
+        return _validate_step(impl, algorithm, params, seed, timeout, hs, state, noise_dim)
+    if algorithm is None:
+        raise ValueError(
+            "a sampler function needs algorithm=...; without a reference use mode='step' "
+            "with a step function (the exact law by probing)"
+        )
+    pl = targets.plan(algorithm, params)
     if hs is not None:
         pl.hs = tuple(hs)
-    if mode == "step":
-        problem = pl.exact_problem or pl.reference_problem
-        rep = ValidationReport(algorithm, "step", settings={"params": pl.params, "seed": seed})
-        rep.checks.append(
-            compare_steps(impl, algorithm, problem, h=pl.hs[0], params=pl.params, seed=seed)
-        )
-        return rep
-    if mode != "sampler":
-        raise ValueError(f"mode must be 'sampler' or 'step', got {mode!r}")
     cfg = PROFILES[profile]
     return _validate_draws(
         lambda prob, h, n, c, s, what: check_draws(
@@ -281,6 +356,65 @@ def validate(
         seed,
         reference,
     )
+
+
+def _state_template(
+    state: Sequence[str] | Mapping[str, Any] | None, family: str | None, d: int
+) -> dict[str, np.ndarray]:
+    if state is None:
+        keys = ("theta", "p") if family in ("underdamped",) else ("theta",)
+        return {k: np.zeros((1, d)) for k in keys}
+    if isinstance(state, Mapping):
+        out = {}
+        for k, v in state.items():
+            arr = np.asarray(v, dtype=np.float64)
+            out[str(k)] = arr[None, ...]
+        if "theta" not in out or out["theta"].shape != (1, d):
+            raise ValueError(f"state must hold 'theta' of shape ({d},) per chain")
+        return out
+    keys = tuple(state)
+    if "theta" not in keys or not all(isinstance(k, str) for k in keys):
+        raise ValueError(f"state must name its keys, 'theta' among them; got {state!r}")
+    return {k: np.zeros((1, d)) for k in keys}
+
+
+def _validate_step(impl, algorithm, params, seed, timeout, hs, state, noise_dim):
+    from ..estimators import FullGradient, Minibatch
+    from .probing import EXACT_HS, probe_checks
+
+    problem = targets.problem_step()
+    spec = registry.get(algorithm) if algorithm is not None else None
+    batch_key = next((k for k in ("n", "b") if spec and k in spec.params), "n")
+    n = int(params.get(batch_key, targets.STEP_BATCH))
+    settings = {"params": params, "seed": seed, "problem": problem.name, "batch": n}
+    rep = ValidationReport(algorithm or "(reference-free)", "step", settings=settings)
+
+    def call(thunk):
+        return call_with_timeout(thunk, (), timeout)
+
+    probe_params = {k: v for k, v in params.items() if k not in ("n", "b")}
+    if algorithm is None:
+        template = _state_template(state, None, problem.d)
+        rep.checks += probe_checks(
+            impl, template, problem=problem, n=n, params=probe_params,
+            hs=hs or EXACT_HS, noise_dim=noise_dim, call=call,
+        )  # fmt: skip
+        return rep
+    full = targets.step_params(algorithm, params)
+    h0 = hs[0] if hs else 0.1
+    rep.checks.append(
+        compare_steps(impl, algorithm, problem, h=h0, params=full, seed=seed, timeout=timeout)
+    )
+    sampler = registry.make_sampler(algorithm, problem, h=h0, **full)
+    memoryless = isinstance(sampler.estimator, Minibatch | FullGradient)
+    if spec.family != "thermostat" and memoryless and state is None:
+        template = _state_template(None, spec.family, problem.d)
+        rep.checks += probe_checks(
+            impl, template, problem=problem, n=n, algorithm=algorithm,
+            params={k: v for k, v in full.items() if k not in ("n", "b")},
+            hs=hs or EXACT_HS, noise_dim=noise_dim, call=call,
+        )  # fmt: skip
+    return rep
 
 
 def _validate_draws(get, pl: targets.Plan, cfg, alpha, seed, reference) -> ValidationReport:

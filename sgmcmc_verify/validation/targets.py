@@ -32,7 +32,16 @@ from .. import registry
 from ..exact import linear, moments
 from ..problems import GaussianQuadratic, gaussian_differing
 
-__all__ = ["ExactLaw", "Plan", "exact_law", "plan", "problem_p1", "problem_p4"]
+__all__ = [
+    "ExactLaw",
+    "Plan",
+    "exact_law",
+    "plan",
+    "problem_p1",
+    "problem_p4",
+    "problem_step",
+    "step_params",
+]
 
 
 #: Shift of the validation problem's centres: the target sits ~3 standard deviations away
@@ -48,6 +57,49 @@ def problem_p4(d: int = 1) -> GaussianQuadratic:
     """
     base = gaussian_differing(N=4, d=d, curvature_spread=1.5, seed=1)
     return GaussianQuadratic(base.centres + SHIFT, base.precisions, name=f"gauss-N4-d{d}-shifted")
+
+
+#: The step-mode problem's Gaussian prior: correlated, not a multiple of any data term.
+PRIOR_PRECISION = np.array([[0.5, 0.2], [0.2, 0.3]])
+PRIOR_MEAN = np.array([-1.0, 2.0])
+
+#: The step-mode batch: two indices with replacement, so a batch sum scaled by N or by
+#: 1, a batch of one hard-coded, or a shared index differ from N/n·Σ.
+STEP_BATCH = 2
+
+
+def problem_step() -> GaussianQuadratic:
+    """The step-mode validation problem: no parameter is degenerate (issue 11 item 5).
+
+    ``d = 2`` with differing, rotated curvatures (so per-coordinate and off-diagonal
+    slips show), ``N = 4`` data terms centred :data:`SHIFT` away from ``θ_0 = 0``, and a
+    correlated Gaussian prior (:data:`PRIOR_PRECISION`, :data:`PRIOR_MEAN`) that every
+    estimator must add once, exactly.  Target eigenvalues 1.38 and 2.32: every scheme
+    here is stable at h ≤ 0.2.
+    """
+    base = problem_p4(d=2)
+    return GaussianQuadratic(
+        base.centres,
+        base.precisions,
+        prior_precision=PRIOR_PRECISION,
+        prior_mean=PRIOR_MEAN,
+        name="gauss-N4-d2-prior",
+    )
+
+
+def step_params(algorithm: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Registry parameters of the step mode: the plan's, with a batch of :data:`STEP_BATCH`.
+
+    A batch of one hides every slip in the batch scaling (N/n = N), so step mode uses two
+    indices wherever the algorithm takes a batch (``n`` or ``b``); ``params`` override.
+    """
+    spec = registry.get(algorithm)
+    full = dict(_PARAMS.get(algorithm, {}))
+    for key in ("n", "b"):
+        if key in spec.params:
+            full[key] = STEP_BATCH
+    full.update(params or {})
+    return full
 
 
 def problem_p1() -> GaussianQuadratic:

@@ -1,0 +1,623 @@
+"""Step-mode validation by the exact law of the user's own step (issue 11 items 1–3).
+
+A step function with its noise and indices passed in is probed on the harness's
+step-mode problem (:func:`sgmcmc_verify.validation.targets.problem_step`: d = 2,
+correlated, differing curvatures, a Gaussian prior, N = 4, a batch of n = 2), at a
+ladder of step sizes; :mod:`sgmcmc_verify.exact.probe` gives the *exact* stationary
+law of the chain at each.  No reference is needed to judge it, because every correct
+SG-MCMC scheme shares one property:
+
+**consistency** — the stationary law converges to the target as ``h → 0``: the
+mean to ``μ``, the covariance to ``Λ⁻¹``, and, for a momentum, ``E ppᵀ → I`` and
+``Cov(θ, p) → 0``.  The limit is extrapolated from exact values (Richardson, two
+polynomial degrees); the difference between the two extrapolants bounds what the
+check can resolve, and that bound is stated with the verdict.
+
+When the chain is not consistent, the probed maps say *why*: the drift and the
+diffusion of the limiting SDE, ``lim (E M_S − I)/h`` and ``lim E B_S B_Sᵀ/h``, are
+compared with the Langevin diffusion of π term by term (prior and data weights of the
+gradient, friction against noise for fluctuation–dissipation, isotropy of the noise),
+and the stationary law is compared with the exact law of every registry scheme to name
+the discretisation the step implements.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import registry
+from ..exact import moments, probe
+from ..problems import GaussianQuadratic
+from .report import CheckResult
+
+__all__ = [
+    "EXACT_HS",
+    "ExactLadder",
+    "diagnose_generator",
+    "exact_ladder",
+    "identify_scheme",
+    "probe_checks",
+    "sampler_step",
+]
+
+#: Step sizes of the exact ladder (each law is one linear solve, so small h are cheap).
+EXACT_HS = (0.2, 0.1, 0.05, 0.025, 0.0125, 0.00625)
+
+#: Rounding floor of the consistency check: the stationary solve's relative error at the
+#: smallest h (its conditioning grows like 1/h), with margin.
+ROUNDING_FLOOR = 1e-9
+
+
+@dataclass(frozen=True)
+class ExactLadder:
+    """Exact stationary laws of a probed step along a ladder of step sizes.
+
+    Attributes
+    ----------
+    hs : tuple of float
+    chains : list of ProbedChain
+    mean, cov : ndarray
+        Stationary mean and covariance of the public state (θ, and p when present),
+        shape (len(hs), m) and (len(hs), m, m).
+    keys : tuple of str
+        Public keys in order (``("theta",)`` or ``("theta", "p")``).
+    d : int
+    calls : int
+        Calls of the step function (one per index draw and step size).
+    """
+
+    hs: tuple[float, ...]
+    chains: list[probe.ProbedChain]
+    mean: np.ndarray
+    cov: np.ndarray
+    keys: tuple[str, ...]
+    d: int
+    calls: int
+
+
+def exact_ladder(
+    step: Callable[..., Mapping[str, Any]],
+    state: Mapping[str, np.ndarray],
+    *,
+    problem: GaussianQuadratic,
+    hs: Sequence[float],
+    law: Sequence[tuple[Any, float]],
+    noise_dim: int | None = None,
+    call: Callable[[Callable[[], Any]], Any] | None = None,
+) -> ExactLadder:
+    """Probe ``step`` at each ``h`` and solve for its exact stationary law.
+
+    Raises
+    ------
+    sgmcmc_verify.exact.probe.NotAffineError
+        The step is not affine on this Gaussian target.
+    ValueError
+        No stationary law at some ``h`` (the spectral radius of the moment map is ≥ 1),
+        or a malformed state.
+    """
+    chains, means, covs, calls = [], [], [], 0
+    keys: tuple[str, ...] = ()
+    d = problem.d
+    for h in hs:
+        pc = probe.probe_chain(
+            step,
+            state,
+            h=h,
+            law=law,
+            noise_dim=noise_dim,
+            kwargs={"problem": problem, "randomness": None},
+            call=call,
+        )
+        calls += pc.calls
+        keys = tuple(k for k in ("theta", "p") if k in pc.layout.keys)
+        if "p" in keys and pc.layout.shapes[1] != (d,):
+            raise ValueError(f"state['p'] has per-chain shape {pc.layout.shapes[1]}, not ({d},)")
+        try:
+            st = pc.stationary()
+        except ValueError as err:
+            raise ValueError(f"at h = {h:g}: {err}") from None
+        m = len(keys) * d
+        pub = slice(0, m)  # θ then p lead the layout (StateLayout.of)
+        means.append(st.state_mean[0, pub])
+        covs.append(st.state_cov[0, pub, pub])
+        chains.append(pc)
+    return ExactLadder(tuple(hs), chains, np.array(means), np.array(covs), keys, d, calls)
+
+
+def _target(problem: GaussianQuadratic, keys: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    d = problem.d
+    mu, Sig = problem.exact["mean"].value, problem.exact["cov"].value
+    if keys == ("theta",):
+        return mu, Sig
+    mean = np.concatenate([mu, np.zeros(d)])
+    cov = np.zeros((2 * d, 2 * d))
+    cov[:d, :d], cov[d:, d:] = Sig, np.eye(d)  # unit mass, T = 1
+    return mean, cov
+
+
+def _relative_gap(mean, cov, tmean, tcov) -> float:
+    """Largest deviation of a law from another, in units of the target's scales.
+
+    Means in target standard deviations, covariances relative to ``sd_i sd_j``: one
+    number that is 0.01 for a 1 % variance error and for a 0.01 sd mean shift.
+    """
+    sd = np.sqrt(np.diag(tcov))
+    dm = np.abs(mean - tmean) / sd
+    dc = np.abs(cov - tcov) / np.outer(sd, sd)
+    return float(max(dm.max(), dc.max()))
+
+
+def _extrapolate(hs: np.ndarray, vals: np.ndarray, degree: int) -> np.ndarray:
+    """Value at ``h = 0`` of the degree-``degree`` polynomial through the last points."""
+    k = degree + 1
+    x, y = hs[-k:], vals[-k:].reshape(k, -1)
+    V = np.vander(x, k, increasing=True)
+    return np.linalg.solve(V, y)[0].reshape(vals.shape[1:])
+
+
+def consistency_check(lad: ExactLadder, problem: GaussianQuadratic) -> CheckResult:
+    """Does the exact stationary law converge to the target as ``h → 0``?"""
+    hs = np.array(lad.hs)
+    tmean, tcov = _target(problem, lad.keys)
+    lim = {}
+    for deg in (2, 3):
+        lim[deg] = (_extrapolate(hs, lad.mean, deg), _extrapolate(hs, lad.cov, deg))
+    gap = _relative_gap(*lim[3], tmean, tcov)
+    # ten times the two extrapolants' disagreement (the truncation error it estimates),
+    # floored at the solve's rounding
+    resolution = max(10 * _relative_gap(*lim[3], *lim[2]), ROUNDING_FLOOR)
+    biases = [_relative_gap(m, c, tmean, tcov) for m, c in zip(lad.mean, lad.cov, strict=True)]
+    order = None
+    if biases[-1] > 100 * ROUNDING_FLOOR and biases[-2] > 0:
+        order = math.log(biases[-2] / biases[-1]) / math.log(hs[-2] / hs[-1])
+    nums = {
+        "h": list(lad.hs),
+        "stationary bias (relative, exact)": biases,
+        "h → 0 limit: mean": lim[3][0],
+        "h → 0 limit: covariance": lim[3][1],
+        "target mean": tmean,
+        "target covariance": tcov,
+        "limit gap (relative)": gap,
+        "resolution (relative)": resolution,
+        "bias order at the smallest h": order,
+        "step calls": lad.calls,
+        "source": "exact law by probing the step (moment equations, float64)",
+    }
+    what = "θ" if lad.keys == ("theta",) else "(θ, p)"
+    if gap > resolution:
+        lm, lc = lim[3]
+        d = lad.d
+        ratio = np.diag(lc)[:d] / np.diag(tcov)[:d]
+        msg = (
+            f"inconsistent: as h → 0 the stationary law of {what} tends to mean "
+            f"{np.round(lm[:d], 4).tolist()} and Var θ {np.round(np.diag(lc)[:d], 4).tolist()} "
+            f"({np.round(ratio, 3).tolist()}× the target's), not the target N(μ = "
+            f"{np.round(tmean[:d], 4).tolist()}, Λ⁻¹): a gap of {gap:.3g} (relative) against "
+            f"a resolution of {resolution:.2g}"
+        )
+        return CheckResult("consistency (exact, h → 0)", "fail", msg, nums)
+    zero = biases[-1] <= 100 * ROUNDING_FLOOR
+    tail = (
+        "its stationary bias is zero to rounding at every h"
+        if zero and max(biases) <= 100 * ROUNDING_FLOOR
+        else f"bias {biases[-1]:.2g} at h = {hs[-1]:g}"
+        + (f", order {order:.2f}" if order is not None else "")
+    )
+    msg = (
+        f"consistent: the exact stationary law of {what} converges to the target as h → 0 "
+        f"(limit gap {gap:.2g} ≤ resolution {resolution:.2g}: any inconsistency larger than "
+        f"{resolution:.2g} of the target's scales would have been detected); {tail}"
+    )
+    return CheckResult("consistency (exact, h → 0)", "pass", msg, nums)
+
+
+def diagnose_generator(
+    lad: ExactLadder, problem: GaussianQuadratic, n: int
+) -> tuple[list[str], dict]:
+    """Read the limiting SDE off the probed maps and say which term breaks the target.
+
+    From the two smallest ``h``, Richardson-extrapolated: drift ``A = lim (E M − I)/h``,
+    constant ``b = lim E c/h`` and diffusion ``D = lim E BBᵀ/h`` on the public state.
+    Overdamped (state θ): Langevin needs ``A = −(Λ_0 + Σ Λ_i)``, ``b = Λ_0 μ_0 + Σ Λ_i c_i``,
+    ``D = 2I``.  Underdamped (θ, p) with unit mass: ``A_θp = I``, ``A_pθ = −Λ``, friction
+    ``Γ = −A_pp`` and ``D_pp = 2Γ`` (fluctuation–dissipation at T = 1).  The gradient
+    part is decomposed as ``w_0 Λ_0 + w_1 Σ Λ_i``: the weights the step gives the prior and
+    the data; ``n`` is the batch size the harness passed, for naming batch-scaling slips.
+    Returns the findings (sentences) and the identified numbers.
+    """
+    if len(lad.chains) < 2 or set(lad.chains[-1].layout.keys) - {"theta", "p"}:
+        return [], {}
+    d = lad.d
+    m = len(lad.keys) * d
+    ests = []
+    for pc in lad.chains[-2:]:
+        M, c, BB = pc.mean_map()
+        ests.append(((M[:m, :m] - np.eye(m)) / pc.h, c[:m] / pc.h, BB[:m, :m] / pc.h))
+    (A1, b1, D1), (A2, b2, D2) = ests  # h and h/2: first-order Richardson
+    A, b, D = 2 * A2 - A1, 2 * b2 - b1, 2 * D2 - D1
+    L0 = problem.prior_precision
+    Ld = problem.precisions.sum(axis=0)
+    bd = np.einsum("nij,nj->i", problem.precisions, problem.centres)
+    b0 = L0 @ problem.prior_mean
+    findings: list[str] = []
+    tol = 1e-6  # far above the O(h²) Richardson error at h = 0.00625 (≲ 1e-4·h ≈ 1e-7)
+    if lad.keys == ("theta",):
+        G, gconst, Dn = -A, b, D
+        friction = None
+    else:
+        G, gconst = -A[d:, :d], b[d:]
+        Dn = D[d:, d:]
+        friction = -A[d:, d:]
+        mass_inv = A[:d, d:]
+        if not np.allclose(mass_inv, np.eye(d), rtol=0, atol=tol):
+            findings.append(
+                f"θ moves with {np.round(np.diag(mass_inv), 4).tolist()}·p per unit time "
+                "(unit mass requires 1): a step-size factor on the position update"
+            )
+        if np.abs(D[:d, :]).max() > tol:
+            findings.append("noise enters θ directly as h → 0 (it should enter p only)")
+    # gradient weights: least squares of G = w0 Λ0 + w1 Λd, and of the constant term
+    basis = np.stack([L0.ravel(), Ld.ravel()], axis=1)
+    cbasis = np.stack([b0, bd], axis=1)
+    X = np.vstack([basis, cbasis])
+    y = np.concatenate([G.ravel(), gconst])
+    w, *_ = np.linalg.lstsq(X, y, rcond=None)
+    resid = float(np.abs(X @ w - y).max() / (1 + np.abs(y).max()))
+    nums: dict[str, Any] = {
+        "drift A (limit)": A,
+        "diffusion D (limit)": D,
+        "gradient weights (prior w0, data w1)": w,
+        "weights fit residual": resid,
+    }
+    if resid > tol:
+        findings.append(
+            "the drift is not −∇U for any weighting of prior and data: the gradient is "
+            "evaluated at the wrong point or mixes coordinates"
+        )
+    else:
+        if abs(w[0] - 1) > tol and problem.has_prior:
+            findings.append(
+                f"the prior's gradient is weighted {_num(w[0])} (1 required)"
+                + (
+                    f" = N/n: the prior is scaled like the minibatch (N/n = {_num(w[0])})"
+                    if abs(w[0] - problem.N / n) < 1e-6
+                    else ""
+                )
+            )
+        if abs(w[1] - 1) > tol:
+            findings.append(
+                f"the data gradient is weighted {_num(w[1])} in expectation (1 required)"
+                + _data_weight_hint(w[1], problem.N, n)
+            )
+    if friction is None:
+        want = 2 * np.eye(d)
+        if not np.allclose(Dn, want, rtol=0, atol=tol):
+            findings.append(_noise_finding(Dn, want, "√(2h)·ξ"))
+        nums["noise variance per unit time"] = Dn
+    else:
+        nums["friction Γ"] = friction
+        nums["momentum diffusion D_pp"] = Dn
+        if not np.allclose(Dn, 2 * friction, rtol=0, atol=tol):
+            g = np.diag(friction)
+            temps = np.diag(Dn) / (2 * g)
+            scalar = np.allclose(Dn, np.diag(np.diag(Dn)), rtol=0, atol=tol) and np.allclose(
+                temps, temps[0], rtol=1e-6
+            )
+            findings.append(
+                f"fluctuation–dissipation fails: friction Γ = {np.round(g, 4).tolist()}, "
+                f"momentum noise D = {np.round(np.diag(Dn), 4).tolist()} per unit time, but "
+                f"T = 1 requires D = 2Γ = {np.round(2 * g, 4).tolist()}"
+                + (f"; the chain samples π at temperature {temps[0]:.4g}" if scalar else "")
+            )
+    return findings, nums
+
+
+def _num(x: float) -> str:
+    """A fitted weight for a message: rounded to the fit's resolution (1e-6)."""
+    return f"{round(float(x), 6) + 0.0:g}"
+
+
+def _data_weight_hint(w: float, N: int, n: int) -> str:
+    """Name the batch-scaling slip a data weight ``w`` corresponds to, if one does."""
+    for value, text in (
+        (n, f" = n: the batch sum is scaled by N instead of N/n (n = {n})"),
+        (n / N, f" = n/N: the batch sum is not scaled by N/n (n = {n}, N = {N})"),
+        (1 / n, f" = 1/n: the batch mean is scaled by N/n again (n = {n})"),
+    ):
+        if abs(w - value) < 1e-6:
+            return text
+    return ""
+
+
+def _noise_finding(Dn: np.ndarray, want: np.ndarray, required: str) -> str:
+    diag = np.diag(Dn)
+    off = np.abs(Dn - np.diag(diag)).max()
+    if off > 1e-6 or not np.allclose(diag, diag[0], rtol=1e-6):
+        return (
+            f"the injected noise has covariance {np.round(Dn, 4).tolist()}·h per step where "
+            f"{required} gives {np.round(want, 4).tolist()}·h: not isotropic (a per-coordinate "
+            "noise scale, or noise shared across coordinates)"
+        )
+    s = diag[0] / want[0, 0]
+    hint = ""
+    if abs(s - 0.5) < 1e-6:
+        hint = ": noise √h·ξ where √(2h)·ξ is required"
+    elif abs(s - 2) < 1e-6:
+        hint = ": noise 2√h·ξ where √(2h)·ξ is required"
+    return f"the injected noise variance is {s:.4g}× what {required} gives{hint}"
+
+
+def sampler_step(name: str, problem: GaussianQuadratic, *, h: float, **params: Any):
+    """A registry algorithm with a memoryless estimator as a step function (for probing).
+
+    Returns ``(step, state_template)`` or raises :class:`ValueError` for algorithms whose
+    estimator keeps a state (SVRG/SAGA tables, EWSG's index chain): those have exact laws
+    from :mod:`sgmcmc_verify.exact.moments` instead.
+    """
+    from ..algorithms import StepRandomness
+    from ..estimators import FullGradient, Minibatch
+
+    s = registry.make_sampler(name, problem, h=h, **params)
+    if not isinstance(s.estimator, Minibatch | FullGradient) or s.family == "thermostat":
+        raise ValueError(f"{name}: its estimator or thermostat keeps state; not probed")
+    d = problem.d
+    init = s.init(np.zeros((1, d)), np.random.default_rng(0))
+
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        st = init._replace(**{k: state[k] for k in state}, est=None)
+        rand = StepRandomness(indices if isinstance(s.estimator, Minibatch) else None, noise)
+        new, _ = s.step(st, rand)
+        return {k: getattr(new, k) for k in state}
+
+    keys = ("theta", "p") if s.family == "underdamped" else ("theta",)
+    return step, {k: np.zeros((1, d)) for k in keys}
+
+
+def reference_law(
+    name: str,
+    problem: GaussianQuadratic,
+    h: float,
+    n: int,
+    keys: tuple[str, ...],
+    params: Mapping[str, Any] | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact stationary (mean, cov) of the public state of registry ``name``, or ``None``.
+
+    ``params`` are passed where ``name`` accepts them (a friction ``gamma`` means nothing
+    to SGLD); the batch is ``n``.  ``None`` for thermostats, for a different state layout,
+    and where no exact law is available (EWSG's state-dependent index law, parameters the
+    scheme rejects).  Cached per (name, h, n, layout, params, problem object).
+    """
+    known = registry.get(name).params
+    accepted = tuple(sorted((k, v) for k, v in (params or {}).items() if k in known))
+    key = (name, _problem_key(problem), float(h), int(n), tuple(keys), accepted)
+    if key not in _REFERENCE_LAWS:
+        if len(_REFERENCE_LAWS) > 4096:
+            _REFERENCE_LAWS.clear()
+        _REFERENCE_LAWS[key] = _reference_law(
+            name, problem, float(h), int(n), tuple(keys), accepted
+        )
+    return _REFERENCE_LAWS[key]
+
+
+#: Exact reference laws already solved (the step-mode problem is the same every call).
+_REFERENCE_LAWS: dict[tuple, tuple[np.ndarray, np.ndarray] | None] = {}
+
+
+def _problem_key(problem: GaussianQuadratic) -> tuple:
+    """A content key of a Gaussian problem (problems are not hashable)."""
+    arrays = (problem.centres, problem.precisions, problem.prior_precision, problem.prior_mean)
+    return (problem.name, *(a.tobytes() for a in arrays))
+
+
+def _reference_law(name, problem, h, n, keys, params):
+    spec = registry.get(name)
+    if spec.family == "thermostat":
+        return None
+    fam_keys = ("theta", "p") if spec.family == "underdamped" else ("theta",)
+    if fam_keys != keys:
+        return None
+    kw = {k: n for k in ("n", "b") if k in spec.params} | dict(params)
+    try:
+        if name in moments.SUPPORTED:
+            st = moments.stationary_moments(moments.affine_chain(name, problem, h=h, **kw))
+        else:
+            step, state = sampler_step(name, problem, h=h, **kw)
+            law = probe.index_law(problem.N, n)
+            st = probe.probe_chain(
+                step, state, h=h, law=law, kwargs={"problem": problem}
+            ).stationary()
+    except (ValueError, TypeError):
+        return None
+    m = len(keys) * problem.d
+    return st.state_mean[0, :m], st.state_cov[0, :m, :m]
+
+
+def identify_scheme(
+    lad: ExactLadder,
+    problem: GaussianQuadratic,
+    n: int,
+    params: Mapping[str, Any] | None = None,
+) -> list[tuple[str, float]]:
+    """Registry schemes ranked by the distance of their exact θ-laws from the step's.
+
+    The distance is the largest relative gap (:func:`_relative_gap`, reference scales) of
+    the stationary law of θ over the ladder's three largest step sizes, where schemes
+    differ most; ``≲ 1e-12`` means the same θ-chain (schemes may expose their momentum
+    at different points of the step: BAOA's p is BAOAB's plus a half kick).  Schemes
+    with a ``gradient`` option are tried with the minibatch and with the full gradient
+    (named ``"baoa (gradient='full')"``).
+    """
+    d = lad.d
+    out = []
+    for name in registry.names():
+        variants = [("", {})]
+        if "gradient" in registry.get(name).params:
+            variants.append((" (gradient='full')", {"gradient": "full"}))
+        for label, extra in variants:
+            gaps = []
+            for i, h in enumerate(lad.hs[:3]):
+                ref = reference_law(name, problem, h, n, lad.keys, {**(params or {}), **extra})
+                if ref is None:
+                    break
+                m, c = ref
+                gaps.append(_relative_gap(lad.mean[i][:d], lad.cov[i][:d, :d], m[:d], c[:d, :d]))
+            if len(gaps) == 3:
+                out.append((name + label, max(gaps)))
+    return sorted(out, key=lambda t: t[1])
+
+
+def law_diagnosis(lad: ExactLadder, problem: GaussianQuadratic, limit) -> list[str]:
+    """What the h → 0 limit of the stationary law itself says (no generator needed).
+
+    A limit ``N(μ, T Λ⁻¹)`` (and ``E ppᵀ = T I``) is the target at temperature ``T``: the
+    noise-to-drift balance is off by ``T``.  A shifted mean with the right covariance is
+    a biased drift constant (a prior or data term mis-weighted, a wrong centre).
+    """
+    d = lad.d
+    lm, lc = limit
+    mu, Sig = problem.exact["mean"].value, problem.exact["cov"].value
+    out = []
+    sd = np.sqrt(np.diag(Sig))
+    if np.abs(lm[:d] - mu).max() / sd.min() > 1e-4:
+        out.append(
+            f"the limiting mean is off by {np.round((lm[:d] - mu) / sd, 4).tolist()} standard "
+            "deviations (the drift's fixed point is not the target's mode)"
+        )
+    T = np.linalg.solve(Sig, lc[:d, :d])  # Σ⁻¹ C: T·I when C = T Σ
+    if np.allclose(T, T[0, 0] * np.eye(d), rtol=0, atol=1e-4) and abs(T[0, 0] - 1) > 1e-4:
+        pT = ""
+        if "p" in lad.keys:
+            pp = lc[d:, d:]
+            if np.allclose(pp, pp[0, 0] * np.eye(d), rtol=0, atol=1e-4):
+                pT = f" and E ppᵀ → {pp[0, 0]:.4g}·I"
+        out.append(
+            f"Cov θ → {T[0, 0]:.4g}·Λ⁻¹{pT}: the chain samples the target at temperature "
+            f"{T[0, 0]:.4g} — the injected noise variance and the drift (gradient scale, "
+            "friction) are out of the fluctuation–dissipation balance by that factor"
+        )
+    elif not np.allclose(T, np.eye(d), rtol=0, atol=1e-4):
+        out.append(
+            f"Σ⁻¹·Cov θ → {np.round(T, 4).tolist()} (I required): the covariance is distorted, "
+            "not just scaled"
+        )
+    return out
+
+
+def probe_checks(
+    step: Callable[..., Mapping[str, Any]],
+    state: Mapping[str, np.ndarray],
+    *,
+    problem: GaussianQuadratic,
+    n: int,
+    algorithm: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    hs: Sequence[float] = EXACT_HS,
+    noise_dim: int | None = None,
+    call: Callable[[Callable[[], Any]], Any] | None = None,
+) -> list[CheckResult]:
+    """The exact-law checks of a step function (see the module docstring).
+
+    Parameters
+    ----------
+    step, state
+        The step function and a one-chain template of its state (keys, shapes).
+    problem : GaussianQuadratic
+    n : int
+        Indices passed per step (uniform, with replacement).
+    algorithm : str, optional
+        A registry name the step claims to be: its exact law must equal the step's.
+    params : mapping, optional
+        Scheme parameters (e.g. the friction ``gamma``), used for the named algorithm
+        and for identifying the scheme among the registry's.
+    hs, noise_dim, call
+        See :func:`exact_ladder`.
+    """
+    law = probe.index_law(problem.N, n)
+    name = "exact law by probing"
+    try:
+        lad = exact_ladder(
+            step, state, problem=problem, hs=hs, law=law, noise_dim=noise_dim, call=call
+        )
+    except probe.NotAffineError as err:
+        return [
+            CheckResult(
+                name,
+                "error",
+                f"{err}; this mode cannot judge it: use mode='sampler' (statistical checks)",
+            )
+        ]
+    except ValueError as err:
+        msg = str(err)
+        if "spectral radius" in msg:
+            return [CheckResult(name, "fail", f"no stationary law: {msg}")]
+        if algorithm is not None:
+            # the trajectory comparison still judges a named algorithm; say why this did not
+            return [CheckResult(name, "inconclusive", f"not probed: {msg}")]
+        return [CheckResult(name, "error", msg)]
+    out = [
+        CheckResult(
+            name,
+            "pass",
+            f"the step is affine on the Gaussian target (verified to {probe.AFFINE_RTOL:g}); "
+            f"exact stationary law at h = {', '.join(f'{h:g}' for h in lad.hs)} from "
+            f"{lad.calls} vectorised calls",
+            {"keys": list(lad.chains[0].layout.keys), "calls": lad.calls},
+        )
+    ]
+    cons = consistency_check(lad, problem)
+    ranked = identify_scheme(lad, problem, n, params)
+    same = [r[0] for r in ranked if r[1] <= 1e-8]
+    cons.numbers["closest registry schemes (θ-law gap)"] = ranked[:3]
+    if cons.verdict == "fail":
+        limit = (cons.numbers["h → 0 limit: mean"], cons.numbers["h → 0 limit: covariance"])
+        findings = law_diagnosis(lad, problem, limit)
+        sde, gen = diagnose_generator(lad, problem, n)
+        cons.numbers.update(gen)
+        if findings or sde:  # the limiting SDE's terms first: they name the cause
+            cons.message += ". Diagnosis: " + "; ".join(sde + findings)
+    elif same and algorithm is None:
+        base = same[0].split(" ")[0]
+        cons.message += f"; its θ-chain is that of `{same[0]}` ({registry.get(base).citation})"
+    out.append(cons)
+    if algorithm is None:
+        return out
+    refs = [reference_law(algorithm, problem, h, n, lad.keys, params) for h in lad.hs[:3]]
+    if any(r is None for r in refs):
+        return out  # no exact law of the reference here: the trajectory comparison judges
+    gaps = [_relative_gap(lad.mean[i], lad.cov[i], *refs[i]) for i in range(len(refs))]
+    hs_txt = ", ".join(f"{h:g}" for h in lad.hs[:3])
+    spec = registry.get(algorithm)
+    # Two equal chains' exact laws differ by the solves' rounding only (≲ 1e-12).
+    if max(gaps) <= 1e-8:
+        out.append(
+            CheckResult(
+                f"exact law of {algorithm}",
+                "pass",
+                f"the step's exact stationary law equals {algorithm}'s ({spec.citation}) at "
+                f"h = {hs_txt} (largest gap {max(gaps):.1g})",
+                {"gaps": gaps},
+            )
+        )
+        return out
+    msg = (
+        f"the step's exact stationary law differs from {algorithm}'s by up to {max(gaps):.3g} "
+        f"of the target's scales (h = {hs_txt})"
+    )
+    other = [m for m in same if m.split(" ")[0] != algorithm]
+    if other and cons.verdict == "pass":
+        msg += (
+            f"; its θ-chain is that of `{other[0]}` "
+            f"({registry.get(other[0].split(' ')[0]).citation}), and it "
+            f"is consistent: a valid different discretisation, not a bug — validate with "
+            f"algorithm='{other[0]}'"
+        )
+    elif cons.verdict == "pass":
+        msg += "; the step is consistent, so this is a different valid discretisation"
+    out.append(CheckResult(f"exact law of {algorithm}", "fail", msg, {"gaps": gaps}))
+    return out

@@ -1,0 +1,189 @@
+"""Step mode by the exact law of the user's own step (issue 11 items 1–3).
+
+Specifications, on the step-mode problem (d = 2, correlated, a prior, N = 4, batch 2):
+valid schemes the references lack pass and are named; broken ones fail with the
+diagnosis the numbers support; a step the probe cannot judge is an error, not a pass.
+All exact: no statistical test, so no α.
+"""
+
+import numpy as np
+import pytest
+
+from sgmcmc_verify.validation import targets, validate
+
+P = targets.problem_step()
+THETA = {"theta": np.zeros(2)}
+MOM = {"theta": np.zeros(2), "p": np.zeros(2)}
+CACHE = {"theta": np.zeros(2), "p": np.zeros(2), "grad": np.zeros(2)}
+
+
+def _grad(problem, th, idx, *, prior=1.0, data=None):
+    n = idx.shape[1]
+    scale = problem.N / n if data is None else data
+    return prior * problem.prior_grad(th) + scale * problem.component_grads(th, idx).sum(1)
+
+
+def sgld(state, *, h, noise, indices, problem, randomness=None):
+    th = state["theta"]
+    return {"theta": th - h * _grad(problem, th, indices) + np.sqrt(2 * h) * noise}
+
+
+def baoab(state, *, h, noise, indices, problem, randomness=None, gamma=1.3, o_noise=None):
+    """A literal BAOAB (Leimkuhler & Matthews 2013) with a cached full gradient."""
+    th, p, g = state["theta"], state["p"], state["grad"]
+    p = p - h / 2 * g
+    th = th + h / 2 * p
+    c = np.exp(-gamma * h)
+    p = c * p + (np.sqrt(1 - c * c) if o_noise is None else o_noise(gamma, h)) * noise
+    th = th + h / 2 * p
+    g = problem.grad(th)
+    return {"theta": th, "p": p - h / 2 * g, "grad": g}
+
+
+def explicit_sghmc(state, *, h, noise, indices, problem, randomness=None, friction=1.0):
+    """SGHMC by explicit Euler (θ moves with the old momentum), as posteriors/blackjax."""
+    th, p = state["theta"], state["p"]
+    g = _grad(problem, th, indices)
+    return {
+        "theta": th + h * p,
+        "p": p - h * g - h * friction * p + np.sqrt(2 * friction * h) * noise,
+    }
+
+
+def test_users_baoab_gets_its_exact_law_passes_and_is_named():
+    rep = validate(baoab, mode="step", state=CACHE, params={"gamma": 1.3})
+    assert rep.verdict == "pass", rep.summary()
+    probe_check, cons = rep.checks
+    assert probe_check.numbers["calls"] == 6 * 16  # one call per (h, index draw): counts
+    assert "zero to rounding" not in cons.message  # p carries an O(h²) bias
+    # its θ-chain is BAOA's (the registry reference, posteriors' BAOA) with a full gradient
+    assert "θ-chain is that of `baoa (gradient='full')`" in cons.message
+    closest = cons.numbers["closest registry schemes (θ-law gap)"][0]
+    assert closest[0] == "baoa (gradient='full')" and closest[1] < 1e-12
+
+
+def test_explicit_sghmc_is_valid_and_identified_not_misdiagnosed():
+    rep = validate(explicit_sghmc, mode="step", state=MOM)
+    assert rep.verdict == "pass" and "`sghmc-ewsg`" in rep.checks[-1].message
+    # named as SVRHMC's semi-implicit SGHMC it fails, with the true reason and the remedy
+    named = validate(explicit_sghmc, "sghmc-svr", mode="step")
+    exact = next(c for c in named.checks if c.name == "exact law of sghmc-svr")
+    assert exact.verdict == "fail"
+    assert "valid different discretisation, not a bug" in exact.message
+    assert "algorithm='sghmc-ewsg'" in exact.message
+
+
+def test_a_broken_splitting_is_rejected_with_its_temperature():
+    def broken(state, **kw):  # O step noise √(γh): half of √(1 − e^{−2γh}) ≈ √(2γh)
+        return baoab(state, **kw, o_noise=lambda g, h: np.sqrt(g * h))
+
+    rep = validate(broken, mode="step", state=CACHE, params={"gamma": 1.3})
+    cons = rep.checks[-1]
+    assert rep.verdict == "fail" and cons.verdict == "fail"
+    assert "temperature 0.5" in cons.message
+    assert (
+        abs(cons.numbers["h → 0 limit: covariance"][0, 0] / P.exact["cov"].value[0, 0] - 0.5) < 1e-6
+    )
+
+
+@pytest.mark.parametrize(
+    ("bug", "words"),
+    [
+        (dict(prior=P.N / 2), "prior's gradient is weighted 2 (1 required) = N/n"),
+        (dict(data=P.N), "batch sum is scaled by N instead of N/n"),
+        (dict(prior=0.0), "prior's gradient is weighted 0"),
+    ],
+)
+def test_gradient_weighting_bugs_are_named(bug, words):
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        th = state["theta"]
+        g = _grad(problem, th, indices, **bug)
+        return {"theta": th - h * g + np.sqrt(2 * h) * noise}
+
+    rep = validate(step, mode="step")
+    assert rep.verdict == "fail" and words in rep.checks[-1].message, rep.checks[-1].message
+
+
+def test_noise_bugs_are_named():
+    def half(state, *, h, noise, indices, problem, randomness=None):
+        th = state["theta"]
+        return {"theta": th - h * _grad(problem, th, indices) + np.sqrt(h) * noise}
+
+    def per_coordinate(state, *, h, noise, indices, problem, randomness=None):
+        th = state["theta"]
+        scale = np.sqrt(2 * h) * np.array([1.0, 0.5])
+        return {"theta": th - h * _grad(problem, th, indices) + scale * noise}
+
+    msg = validate(half, mode="step").checks[-1].message
+    assert "noise √h·ξ where √(2h)·ξ is required" in msg and "temperature 0.5" in msg
+    msg = validate(per_coordinate, mode="step").checks[-1].message
+    assert "not isotropic" in msg and "per-coordinate noise scale" in msg
+
+
+def test_hard_coded_unit_friction_in_the_noise_breaks_fluctuation_dissipation():
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        th, p = state["theta"], state["p"]
+        g = _grad(problem, th, indices)
+        D = 2.0  # the friction, but the noise uses D = 1
+        return {"theta": th + h * p, "p": p - h * g - h * D * p + np.sqrt(2 * h) * noise}
+
+    cons = validate(step, mode="step", state=MOM).checks[-1]
+    assert cons.verdict == "fail"
+    assert "fluctuation–dissipation fails" in cons.message and "temperature 0.5" in cons.message
+
+
+def test_a_thermostat_cannot_be_judged_here_and_is_an_error():
+    def sgnht(state, *, h, noise, indices, problem, randomness=None):
+        th, p, xi = state["theta"], state["p"], state["xi"]
+        p = p - xi[:, :1] * p * h - _grad(problem, th, indices) * h + np.sqrt(2 * h) * noise
+        return {"theta": th + p * h, "p": p, "xi": xi + ((p * p).mean(1, keepdims=True) - 1) * h}
+
+    rep = validate(sgnht, mode="step", state={**MOM, "xi": np.ones(1)})
+    assert rep.verdict == "error" and "mode='sampler'" in rep.checks[0].message
+
+
+def test_correct_reference_free_sgld_passes_and_states_its_resolution():
+    rep = validate(sgld, mode="step")
+    cons = rep.checks[-1]
+    assert rep.verdict == "pass" and "would have been detected" in cons.message
+    assert cons.numbers["resolution (relative)"] < 1e-3
+    assert "`sgld`" in cons.message
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(hs=[0.0]), "not a positive finite"),
+        (dict(hs=[-0.1]), "not a positive finite"),
+        (dict(hs=[float("nan")]), "not a positive finite"),
+        (dict(hs=[float("inf")]), "not a positive finite"),
+        (dict(hs=[0.1, 0.1]), "duplicate"),
+        (dict(hs=[]), "no step size"),
+        (dict(params={"n": -3}), "positive integer"),
+        (dict(params={"bogus": 1}), "unknown parameter"),
+        (dict(seed=-1), "non-negative"),
+        (dict(alpha=2.0), "alpha"),
+        (dict(mode="steps"), "mode"),
+        (dict(state=("p",)), "theta"),
+    ],
+)
+def test_garbage_arguments_are_one_line_errors_before_the_step_runs(kwargs, match):
+    calls = []
+
+    def step(state, **kw):
+        calls.append(1)
+        return sgld(state, **kw)
+
+    kw = {"mode": "step", **kwargs}
+    with pytest.raises(ValueError, match=match) as info:
+        validate(step, **kw)
+    assert "\n" not in str(info.value) and not calls
+
+
+def test_named_algorithm_garbage_params_are_errors():
+    with pytest.raises(ValueError, match="unknown parameter"):
+        validate(sgld, "sgld", mode="step", params={"bogus": 1})
+    with pytest.raises(ValueError):
+        validate(sgld, "sgld", mode="step", params={"n": -3})
+    with pytest.raises(ValueError, match=r"nope"):
+        validate(sgld, "nope", mode="step")
