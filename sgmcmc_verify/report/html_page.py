@@ -35,7 +35,7 @@ h3{margin:.2rem 0 .4rem 0}
 table{border-collapse:collapse;margin:.4rem 0;font-size:13px;max-width:100%}
 th,td{border:1px solid #ccc;padding:.2rem .45rem;text-align:left;vertical-align:top;
 overflow-wrap:break-word}
-table.ledger{width:100%}
+table.ledger{width:100%;min-width:54rem}
 table.ledger td:nth-child(1),table.ledger td:nth-child(2),
 table.ledger td:nth-child(6){white-space:nowrap}
 table.ledger td:nth-child(3){width:28%}table.ledger td:nth-child(4){width:35%}
