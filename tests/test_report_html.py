@@ -217,18 +217,24 @@ def test_timings_are_read_from_the_schema_3_section():
 # ------------------------------------------------------------------------------------------
 
 
+def _fields(cls, d):
+    # keys the dataclass knows: a later schema may add keys the renderer does not read
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in d.items() if k in names}
+
+
 def results_from_document(doc):
-    """The ClaimResults of a report.json document (schema 2 or 3)."""
+    """The ClaimResults of a report.json document (schema 2, or 3 with its timings)."""
+    seconds = doc.get("timings", {}).get("claims", {})
     out = []
     for c in doc["claims"]:
-        c = dict(c)
+        c = _fields(ClaimResult, c)
         c["parts"] = [
-            Part(**{**p, "measured": {k: Measurement(**m) for k, m in p["measured"].items()}})
+            Part(**{**_fields(Part, p),
+                    "measured": {k: Measurement(**m) for k, m in p["measured"].items()}})
             for p in c["parts"]
-        ]
-        c["runtime_s"] = (
-            doc.get("timings", {}).get("claims", {}).get(c["claim_id"], c.get("runtime_s", 0.0))
-        )
+        ]  # fmt: skip
+        c["runtime_s"] = seconds.get(c["claim_id"], c.get("runtime_s", 0.0))
         out.append(ClaimResult(**c))
     return out
 
