@@ -63,6 +63,51 @@ class RunResult:
     wall_time: float
     n_kept: int = field(default=0)
 
+    def to_inference_data(self) -> Any:
+        """The draws as an ArviZ object: ``InferenceData`` (arviz < 1) or a ``DataTree``.
+
+        Every recorded observable (``theta``, ``p``, ``xi``, ...) becomes a variable of
+        the ``posterior`` group with dimensions ``(chain, draw, <name>_dim_0, ...)``; the
+        run's :attr:`params` (algorithm, problem, h, seed, ...) are the group's attributes,
+        so the object says how to reproduce it.  Needs the optional ``arviz`` extra
+        (``pip install 'sgmcmc-verify[arviz]'``).
+
+        Returns
+        -------
+        arviz.InferenceData or xarray.DataTree
+
+        Raises
+        ------
+        ImportError
+            arviz is not installed (one line saying how to install it).
+        ValueError
+            The run kept no draws (``keep="moments"``).
+        """
+        if not self.draws:
+            raise ValueError("no draws were recorded (keep='moments'); run with keep='draws'")
+        import warnings
+
+        try:
+            with warnings.catch_warnings():
+                # arviz 0.2x announces its 1.0 refactor with a FutureWarning on import
+                warnings.simplefilter("ignore", FutureWarning)
+                import arviz
+        except ImportError:
+            raise ImportError(
+                "RunResult.to_inference_data needs arviz: pip install 'sgmcmc-verify[arviz]'"
+            ) from None
+        posterior = {k: np.asarray(v) for k, v in self.draws.items()}
+        # netCDF attributes must be numbers or strings
+        attrs = {
+            k: v if isinstance(v, (int, float, str)) else repr(v) for k, v in self.params.items()
+        }
+        if int(arviz.__version__.split(".")[0]) >= 1:  # arviz 1.x: one dict of groups
+            data = arviz.from_dict({"posterior": posterior})
+        else:
+            data = arviz.from_dict(posterior=posterior)
+        data["posterior"].attrs.update(attrs)
+        return data
+
 
 def run(
     algorithm: str,
