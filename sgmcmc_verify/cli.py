@@ -258,6 +258,15 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=_seconds, default=120.0, metavar="S",
         help="seconds allowed per call of FUNCTION (default 120)",
     )  # fmt: skip
+    v.add_argument(
+        "--state", nargs="+", default=None, metavar="KEY",
+        help="--mode step: the state's keys, each a (d,) vector per chain, e.g. theta p grad "
+        "(default from the algorithm's family, else theta)",
+    )  # fmt: skip
+    v.add_argument(
+        "--noise-dim", type=_positive_int, default=None, metavar="N",
+        help="--mode step: standard normals per chain and step (default d)",
+    )  # fmt: skip
     profile_seed(v, "for the validation")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -668,6 +677,10 @@ def _validate(args: argparse.Namespace) -> int:
         params[key] = value
     if args.h is not None:
         _distinct(args.h, "--h")
+    step_only = {"state": tuple(args.state) if args.state else None, "noise_dim": args.noise_dim}
+    for option, value in step_only.items():
+        if value is not None and args.mode != "step":
+            raise UsageError(f"--{option.replace('_', '-')} needs --mode step")
     fn = load_target(args.target)
     from . import validation
 
@@ -675,6 +688,7 @@ def _validate(args: argparse.Namespace) -> int:
         rep = validation.validate(
             fn, args.algorithm, mode=args.mode, params=params or None, profile=args.profile,
             seed=args.seed, timeout=args.timeout, hs=tuple(args.h) if args.h else None,
+            **{k: v for k, v in step_only.items() if v is not None},
         )  # fmt: skip
     except (ValueError, TypeError, KeyError) as err:  # bad algorithm, params, h (one line)
         raise UsageError(str(err).strip("'\"")) from None
