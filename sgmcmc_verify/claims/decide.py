@@ -379,15 +379,17 @@ def counterexample_search(
         verdict, reading = "confirmed", holds
     elif in_regime is None:
         verdict = "qualified"
-        reading = f"holds on the paper's regime ({regime}); fails only outside it: {fails}"
+        reading = (
+            f"holds on the paper's regime (no counterexample there); fails only outside it: {fails}"
+        )
     elif bounded:
         verdict = "qualified"
         reading = (
-            f"fails as printed inside the paper's regime ({regime}), but only by a bounded "
-            f"factor ≤ {proved_constant:.6g}, and the paper states it up to constants: {fails}"
+            "fails as printed inside the paper's regime, but only by a bounded factor ≤ "
+            f"{proved_constant:.6g}, and the paper states it up to constants: {fails}"
         )
     else:
-        verdict, reading = "refuted", f"fails inside the paper's regime ({regime}): {fails}"
+        verdict, reading = "refuted", f"fails inside the paper's regime: {fails}"
     m = {
         **(measured or {}),
         "regime (paper)": Measurement(regime),
