@@ -61,7 +61,7 @@ __all__ = [
 
 n, b, K, d, L, h, D, G = sp.symbols("n b K d L h D G", positive=True)
 #: slack symbols: ``w`` for nKLh < 1, ``e`` for Dh < 1, ``delta`` for D ≥ 1, ``v`` for nKbL ≥ 10
-w, e, delta, v, z = sp.symbols("w e delta v z", positive=True)
+w, e, delta, v = sp.symbols("w e delta v", positive=True)
 
 #: ``nKLh = 1/(1 + w)``: the consequence ``h < 1/(nKL)`` of the assumption before Lemma 1.
 U_BELOW_1 = {L: 1 / (n * K * h * (1 + w))}
@@ -163,13 +163,6 @@ def _bound_step(
 
 
 POINTS = {"nKbL = 10": POINT_NKBL10, "nKbL = 10001": POINT_DEEP}
-
-
-def _sym(p: dict[sp.Symbol, Any] | None = None) -> dict[str, Any]:
-    base: dict[str, Any] = dict(_SYM)
-    if p:
-        base = {k: s.subs(p) for k, s in base.items()}
-    return base
 
 
 # ======================================================================================
@@ -410,7 +403,8 @@ def theorem2_steps() -> list[Step]:
         )
     )
     # -- grand summation and rearrangement
-    S, T, x2 = sp.symbols("S T x", positive=True)  # x = √(S/T)
+    S, T = sp.symbols("S T", positive=True)
+    ps = sp.symbols("p0:5", real=True)  # p_0 … p_4, one coordinate
     cK = L**2 * n**2 * K**2 / b
     summed_rhs = (1 - D * h) ** 2 * S + 2 * n * G * h * (1 - D * h) * sp.sqrt(T) * sp.sqrt(S)
     summed_rhs += T * (h**2 * n**2 * G**2 + 2 * D * h * d) + cK * h**4 * S
@@ -429,10 +423,11 @@ def theorem2_steps() -> list[Step]:
     steps.append(
         identity(
             "h²ΣE‖Δ‖² ≤ (L²n²K²h⁴/b)S",
-            "B.2, second inequality of the grand sum",
-            h**2 * cK * h**2 * S,
-            cK * h**4 * S,
-            "(21)–(22) and θ_{t+1} − θ_t = hp_{t+1} give ΣE‖Δ_t‖² ≤ (L²n²K²h²/b)S",
+            "B.2, second inequality of the grand sum: Σ_{t<T}‖θ_{t+1} − θ_t‖² = h²S",
+            sum((h * ps[t + 1]) ** 2 for t in range(4)),
+            h**2 * sum(ps[t] ** 2 for t in range(1, 5)),
+            "(2) gives θ_{t+1} − θ_t = hp_{t+1}; the sum over t = 0…T−1 is h²Σ_{t=1}^T p_t² "
+            "(T = 4 shown), so (21)–(22) give h²ΣE‖Δ_t‖² ≤ (L²n²K²h²/b)·h²S",
         )
     )
     # -- (23): the quadratic
@@ -503,10 +498,10 @@ def theorem2_steps() -> list[Step]:
     steps.append(
         identity(
             "(24)",
-            "(24): (1/T)ΣE‖Δ‖² ≤ (L²n²K²h²/b)·S/T",
-            cK * h**2 * x2**2,
-            L**2 * n**2 * K**2 * h**2 / b * x2**2,
-            "S/T = x², then (23)",
+            "(24): (1/T)ΣE‖Δ‖² ≲ (L²n²K²h²/b)(√(n²G² + D²d)/(D − L²n²K²h³/b))²",
+            cK * h**2 * (3 * sp.sqrt(Q) / (D - cK * h**3)) ** 2,
+            9 * L**2 * n**2 * K**2 * h**2 / b * (sp.sqrt(Q) / (D - cK * h**3)) ** 2,
+            "(1/T)ΣE‖Δ‖² ≤ (L²n²K²h²/b)·S/T and (23) with constant 3: (24) with constant 9",
         )
     )
     u1, u2 = sp.symbols("u1 u2", real=True)
@@ -560,7 +555,7 @@ def _root_spot_check() -> Step:
 
 def lemma1_steps() -> list[Step]:
     """B.3 (proof of Lemma 1), eqs. (9)–(10), in the paper's order."""
-    s = _sym()
+    s: dict[str, Any] = dict(_SYM)
     M = sp.Symbol("M", positive=True)
     a = _a(s)
     u = n * K * L * h
