@@ -191,7 +191,9 @@ def test_erratum_needs_content_and_survives_json():
 
 
 def test_rules_listed():
-    assert set(decide.RULES) == {"exact", "statistical", "order", "counterexample", "substitute"}
+    assert set(decide.RULES) == {
+        "exact", "statistical", "equivalence", "order", "counterexample", "substitute"
+    }  # fmt: skip
 
 
 # -- (e) substitute problems ---------------------------------------------------------------
@@ -214,3 +216,29 @@ def test_on_substitute_confirms_only_when_every_setting_does():
     assert mixed.measured["z @ b"].value == 1.0 and mixed.erratum == ERR.to_dict()
     with pytest.raises(ValueError, match="at least one"):
         decide.on_substitute("c", "", {}, "x")
+
+
+# -- equivalence within a theory-derived tolerance ---------------------------------------
+
+
+def test_within_tolerance_settles_instead_of_flipping():
+    # a chain with a true bias 0.01 and a tolerance 0.05 derived from theory: as the standard
+    # error shrinks (more samples) the verdict goes undecided → confirmed and stays there;
+    # a point-null test of bias 0 would go the other way (confirmed → refuted)
+    kw = dict(target=0.5, tol=0.05, tol_source="O(h) bound", alpha=0.001, **TEXT)
+    verdicts = [
+        decide.within_tolerance("w", "", estimate=0.51, se=se, **kw).verdict
+        for se in (0.03, 0.01, 0.003, 0.001)
+    ]
+    assert verdicts == ["qualified", "confirmed", "confirmed", "confirmed"]
+    # z_{0.999} = 3.09: 0.01 + 3.09·0.01 = 0.041 ≤ 0.05
+    part = decide.within_tolerance("w", "", estimate=0.51, se=0.01, **kw)
+    assert part.rule == "equivalence"
+    assert part.measured["equivalence margin"].value == pytest.approx(
+        0.05 - 0.01 - stats.norm.isf(0.001) * 0.01, rel=1e-9
+    )
+    # a bias well beyond the tolerance is refuted once resolved
+    bad = decide.within_tolerance("w", "", estimate=0.6, se=0.01, counterexample={"s": 1}, **kw)
+    assert (bad.verdict, bad.counterexample) == ("refuted", {"s": 1})
+    with pytest.raises(ValueError, match="tol"):
+        decide.within_tolerance("w", "", estimate=0.5, se=0.1, **{**kw, "tol": 0.0})

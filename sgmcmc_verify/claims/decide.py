@@ -9,6 +9,10 @@ test can check that no verdict was written by hand.
 * :func:`statistical_test` — a hypothesis test at level α *and* its minimum
   detectable effect (MDE) at its sample size: a test whose MDE exceeds the declared
   meaningful effect cannot confirm (it is ``qualified``, with the reason).
+* :func:`within_tolerance` — an equivalence test (two one-sided tests) that a
+  discretised chain's value lies within a tolerance of the target derived from theory
+  (e.g. an O(h) bias bound): its verdict converges as the sample grows instead of
+  flipping from "confirmed" to "qualified" once the test resolves the bias.
 * :func:`order_from_limits` — an order or rate decided from analytic or exact
   bounds on the quantity divided by the claimed rate, never from a fitted exponent.
 * :func:`counterexample_search` — a counterexample refutes only inside the regime
@@ -47,13 +51,14 @@ __all__ = [
     "order_from_limits",
     "rounding_tolerance",
     "statistical_test",
+    "within_tolerance",
 ]
 
 #: float64 unit roundoff 2⁻⁵² (numpy's ``finfo(float64).eps``).
 EPS = 2.0**-52
 
 #: The rule names a builder writes into ``Part.rule``.
-RULES = ("exact", "statistical", "order", "counterexample", "substitute")
+RULES = ("exact", "statistical", "equivalence", "order", "counterexample", "substitute")
 
 
 @dataclass(frozen=True)
@@ -267,6 +272,73 @@ def statistical_test(
         reading,
         counterexample if reject else None,
         rule="statistical",
+        erratum=_erratum(erratum, verdict),
+    )
+
+
+def within_tolerance(
+    name: str,
+    expectation: str,
+    *,
+    estimate: float,
+    target: float,
+    se: float,
+    tol: float,
+    tol_source: str,
+    alpha: float,
+    holds: str,
+    fails: str,
+    measured: Mapping[str, Measurement] | None = None,
+    counterexample: dict[str, Any] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """Equivalence test: is ``|estimate − target| ≤ tol``?  (Two one-sided tests, level α.)
+
+    For a discretised chain compared with the continuous target: ``tol`` is the bias the
+    theory allows at this step size (say where it comes from in ``tol_source``), not
+    zero.  With ``d = |estimate − target|`` and ``z = z_{1−α}``:
+
+    * ``d + z·se ≤ tol`` → ``confirmed`` (the (1 − 2α) interval lies inside ±tol);
+    * ``d − z·se > tol`` → ``refuted`` (it lies outside);
+    * otherwise ``qualified``: undecided at this sample size.
+
+    As the sample grows (se → 0) the verdict settles on the truth of ``d ≤ tol``; a
+    point-null test of ``d = 0`` instead confirms at small samples and rejects at large
+    ones whenever the chain has any bias at all.
+    """
+    alpha = check_alpha(alpha)
+    if not (se > 0 and math.isfinite(se)):
+        raise ValueError(f"se must be finite and > 0, got {se}")
+    if not (tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be finite and > 0, got {tol}")
+    z = float(-scipy.special.ndtri(alpha))
+    d = abs(estimate - target)
+    if d + z * se <= tol:
+        verdict, reading = "confirmed", holds
+    elif d - z * se > tol:
+        verdict, reading = "refuted", fails
+    else:
+        verdict = "qualified"
+        reading = (
+            f"undecided at this sample size: |estimate − target| = {d:.3g} ± {z * se:.3g} "
+            f"(one-sided, α = {alpha:g}) straddles the tolerance {tol:.3g} ({tol_source})"
+        )
+    m = {
+        **(measured or {}),
+        "estimate − target": Measurement(estimate - target, stderr=se),
+        "tolerance": Measurement(tol, note=tol_source),
+        "equivalence margin": Measurement(
+            tol - d - z * se, note=f"tol − |d| − z·se, z = {z:.4g} (one-sided α = {alpha:g})"
+        ),
+    }
+    return Part(
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        counterexample if verdict == "refuted" else None,
+        rule="equivalence",
         erratum=_erratum(erratum, verdict),
     )
 
