@@ -26,9 +26,8 @@ from sgmcmc_verify.report.schema import PENDING_STATUSES, STATUSES, VOLATILE_KEY
 CHEAP = "AGLD-[RUM]*"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: The only top-level keys that may differ between two runs with the same seed, profile and
-#: claim selection (docs/report_schema.md): the one timings section and the environment
-#: block; ``wall_time_s`` is the documented transitional copy of ``timings.wall_time_s``.
-VOLATILE = ("timings", "environment", "wall_time_s")
+#: claim selection (docs/report_schema.md): the one timings section and the environment block.
+VOLATILE = ("timings", "environment")
 #: A part's decision rules (claims/decide.py) and the fields of its erratum.
 RULES = ("exact", "statistical", "order", "counterexample", "substitute")
 ERRATUM_KEYS = ("corrected", "failing_step", "command", "regime")
@@ -85,7 +84,6 @@ def validate_report(doc):
             "claims_pattern": str,
             "environment": dict,
             "timings": dict,
-            "wall_time_s": NUMBER,
             "summary": dict,
             "claims": list,
             "pending": list,
@@ -175,11 +173,10 @@ def validate_report(doc):
         _check(f["claim_id"] in done, f".figures[{i}]", "figure of a claim without a result")
     timings = doc["timings"]
     _keys(timings, ".timings", {"wall_time_s": NUMBER, "claims": dict})
-    _check(timings["wall_time_s"] == doc["wall_time_s"], ".wall_time_s", "not timings' copy")
     _check(sorted(timings["claims"]) == sorted(done), ".timings.claims", "not one per claim result")
     for cid, t in timings["claims"].items():
         _check(isinstance(t, NUMBER) and 0 <= t < math.inf, f".timings.claims.{cid}", "seconds")
-    for k in set(doc) - {"timings", "wall_time_s", "claims"}:
+    for k in set(doc) - {"timings", "claims"}:
         _no_timing_keys(doc[k], f".{k}")
 
 

@@ -1,9 +1,8 @@
 """The ``report.json`` document: its version, its environment block and its assembly.
 
 The schema is documented in ``docs/report_schema.md``.  Every timing lives in the one
-``timings`` section; everything but ``timings``, the ``environment`` block and (until the
-renderers read ``timings``) the transitional top-level ``wall_time_s`` is a deterministic
-function of the seed, profile and claim selection, byte for byte.
+``timings`` section; everything but ``timings`` and the ``environment`` block is a
+deterministic function of the seed, profile and claim selection, byte for byte.
 """
 
 from __future__ import annotations
@@ -30,14 +29,13 @@ __all__ = [
 
 #: Version 2 adds ``status``, ``claims_pattern``, ``summary``, ``pending``, ``figures`` and
 #: each claim's ``figure_data``.  Version 3 gathers every timing in ``timings``: the run's
-#: ``wall_time_s`` and each claim's wall seconds, which leave the claim objects.
+#: ``wall_time_s`` (no longer at the top level) and each claim's wall seconds, which leave
+#: the claim objects.
 SCHEMA_VERSION = 3
 
 #: The top-level keys that vary between two runs with the same seed, profile, claim
-#: selection and jobs count: the timings section and the environment block.  ``wall_time_s``
-#: is a transitional copy of ``timings["wall_time_s"]``, kept while ``html_page.py`` and
-#: ``markdown.py`` still read it from the top level; it goes when they read ``timings``.
-VOLATILE_KEYS = ("timings", "environment", "wall_time_s")
+#: selection and jobs count: the timings section and the environment block.
+VOLATILE_KEYS = ("timings", "environment")
 
 #: Whether the run finished: ``partial`` while it runs, ``interrupted`` after Ctrl-C.
 STATUSES = ("complete", "partial", "interrupted")
@@ -132,8 +130,6 @@ def build_document(
         "claims_pattern": meta.get("claims_pattern", "*"),
         "environment": meta["environment"],
         "timings": {"wall_time_s": meta["wall_time_s"], "claims": runtimes},
-        # Transitional copy of timings["wall_time_s"] (see VOLATILE_KEYS).
-        "wall_time_s": meta["wall_time_s"],
         "summary": summary(results, pending),
         "claims": claims,
         "pending": list(pending),
