@@ -136,15 +136,16 @@ def fill_by_chunks(
     make: Callable[[np.ndarray], np.ndarray],
     theta: np.ndarray,
     cols: np.ndarray | None = None,
-    parts: int = 64,
+    block_bytes: int = 2**19,
 ) -> None:
-    """``out[c] = make(theta[c])`` (or ``out[c, cols]``) in ``parts`` blocks of chains, in place.
+    """``out[c] = make(theta[c])`` (or ``out[c, cols]``) by blocks of chains, in place.
 
-    Filling a preallocated table block by block keeps the temporaries of
-    ``make`` (a gathered ``Z[idx]``, the result before it is copied) at about
-    ``2/parts`` of the table instead of twice the table.
+    Filling a preallocated table block by block keeps the temporaries of ``make``
+    (a gathered ``Z[idx]``, the result before it is copied) at a few blocks of
+    ``block_bytes`` of ``out`` (and at most 1/64 of it each) instead of twice the table.
     """
     chains = theta.shape[0]
+    parts = max(64, -(-out.nbytes // block_bytes))
     step = -(-chains // parts)
     for lo in range(0, chains, step):
         block = make(theta[lo : lo + step])

@@ -20,6 +20,7 @@ from sgmcmc_verify.estimators import (
     InjectedNoise,
     Minibatch,
     TableSnapshot,
+    fill_by_chunks,
     first_occurrence,
     flat_rows,
     snapshot_ages,
@@ -435,3 +436,20 @@ def test_injected_noise_is_a_root_of_2b_over_h_times_the_draw(B):
     Rt = np.linalg.solve(r, E)  # E = r Rᵀ
     target = 2 * (B * np.eye(2) if np.ndim(B) == 0 else B) / h
     np.testing.assert_allclose(Rt.T @ Rt, target, rtol=1e-12, atol=1e-12 * np.abs(target).max())
+
+
+def test_fill_by_chunks_fills_every_chain_and_only_the_given_columns():
+    """Block filling (130 chains in blocks of 3) equals the one-shot table, column subsets too."""
+    prob = problems.gaussian_differing(7, 2, seed=1)
+    theta = np.random.default_rng(0).standard_normal((130, 2))
+    full = prob.all_component_grads(theta)
+    out = np.full((130, 7, 2), np.nan)
+    fill_by_chunks(out, prob.all_component_grads, theta)
+    np.testing.assert_array_equal(out, full)
+    cols = np.array([1, 4])
+    part = np.zeros((130, 7, 2))
+    fill_by_chunks(
+        part, lambda t: prob.component_grads(t, np.broadcast_to(cols, (t.shape[0], 2))), theta, cols
+    )
+    np.testing.assert_array_equal(part[:, cols], full[:, cols])
+    assert not part[:, [0, 2, 3, 5, 6]].any()
