@@ -9,6 +9,7 @@ and hypothesis property tests over the region.
 Every number is exact rational arithmetic, so no test carries a false-alarm rate.
 """
 
+import dataclasses
 import shlex
 import subprocess
 import sys
@@ -109,6 +110,7 @@ def test_l1_verdicts(l1):
         assert part.measured["proved constant"].value == 100 / 81
         assert "nKbL ≫ 10" in part.erratum["regime"] and "B.3" in part.erratum["failing_step"]
         assert "(nKbL/(nKbL − 1))²" in part.erratum["corrected"]
+        assert "step 'R^HMC reduction': fails" in part.erratum["failing_step"]
     assert v["eq. (9) with the dropped factor restored"] == "confirmed"
     assert v["eq. (9) with constant (nKbL/(nKbL − 1))²"] == "confirmed"
     assert v["algebra (sympy)"] == "confirmed"
@@ -136,6 +138,19 @@ def test_l1_sizes_of_the_failures(l1):
     ):
         gap = l1.part(name).measured["search: 1 − max LHS/RHS"].value
         assert gap is not None and 0 < gap < 1e-9, name
+
+
+def test_l1_is_refuted_when_the_constant_is_not_proved(monkeypatch):
+    # the in-regime violations are qualified only because B.3's bound D/(D − a) ≤
+    # nKbL/(nKbL − 1) ≤ 10/9 is proved (step by step, sgmcmc_verify.proofs); without it the
+    # same counterexamples refute
+    steps = dict(svrhmc._b3_steps())
+    steps["D/(D − a) ≤ nKbL/(nKbL − 1)"] = dataclasses.replace(
+        steps["D/(D − a) ≤ nKbL/(nKbL − 1)"], holds=False
+    )
+    monkeypatch.setattr(svrhmc, "_b3_steps", lambda: steps)
+    parts, _ = svrhmc.check_l1(seed=0)
+    assert verdicts(parts)["eq. (9)"] == "refuted"
 
 
 def test_cor3_verdicts(cor3):

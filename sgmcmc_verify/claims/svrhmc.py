@@ -1332,10 +1332,14 @@ def _prior_part(seed: int) -> Part:
 # √(n²G² + D²d)), and T multiplies both sides, so with G² as the parameter both sides are
 # rational functions of rational inputs.  Floats only steer the search.
 
+import functools  # noqa: E402
 from fractions import Fraction  # noqa: E402
 
 import mpmath  # noqa: E402
 from scipy import optimize  # noqa: E402
+
+from ..proofs import by_name  # noqa: E402
+from ..proofs.svrhmc_lemma1 import lemma1_steps  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -2078,10 +2082,36 @@ _L1_CMD = (
 )
 
 
+@functools.lru_cache(maxsize=1)
+def _b3_steps() -> dict[str, Any]:
+    """B.3 checked step by step (:func:`sgmcmc_verify.proofs.svrhmc_lemma1.lemma1_steps`)."""
+    return by_name(lemma1_steps())
+
+
+#: The steps of B.3 that prove the constant (10/9)² (the proofs package's names).
+_CONSTANT_STEPS = (
+    "a·nKbL = (nKLh)³",
+    "D/(D − a) ≤ nKbL/(nKbL − 1)",
+    "nKbL ≥ 10 ⇒ factor ≤ (10/9)²",
+)
+
+
 def _bounded_constant(*parts: Part) -> float | None:
     """``(10/9)²`` — the constant B.3's own bound D − a > 0.9D proves under nKbL ≥ 10 —
-    if the parts that check it (algebra, corrected statement) hold; ``None`` otherwise."""
-    return 100 / 81 if all(p.verdict == "confirmed" for p in parts) else None
+    if the parts that check it here (algebra, corrected statement) hold and so do the
+    steps of the step-by-step proof check that establish it; ``None`` otherwise."""
+    steps = _b3_steps()
+    proved = all(steps[k].holds for k in _CONSTANT_STEPS)
+    return 100 / 81 if proved and all(p.verdict == "confirmed" for p in parts) else None
+
+
+def _b3_failing_step() -> str:
+    """:data:`B3_STEP`, with the step-by-step check's verdict on it."""
+    st = _b3_steps()["R^HMC reduction"]
+    return (
+        f"{B3_STEP} (step-by-step check sgmcmc_verify.proofs.svrhmc_lemma1.lemma1_steps(), "
+        f"step 'R^HMC reduction': {'holds' if st.holds else 'fails'})"
+    )
 
 
 def check_l1(
@@ -2199,7 +2229,7 @@ def check_l1(
                     f"whole region; in the parameters alone, R^HMC ≤ (nKbL/(nKbL − 1))²·"
                     f"{printed}·R^LD{cond} for nKbL > 1, a factor ≤ (10/9)² = 100/81 when "
                     "nKbL ≥ 10 and → 1 as nKbL → ∞",
-                    failing_step=B3_STEP,
+                    failing_step=_b3_failing_step(),
                     command=_L1_CMD.format(key=f"{key} nKbL≥10", factor=f"factor_eq{eq}"),
                     regime=L1_REGIME,
                 ),
@@ -2302,7 +2332,8 @@ def check_cor3(
             },
             erratum=decide.Erratum(
                 corrected=corrected,
-                failing_step=B3_STEP + "; Corollary 3 inherits it through '(10) becomes'",
+                failing_step=_b3_failing_step()
+                + "; Corollary 3 inherits it through '(10) becomes'",
                 command=_L1_CMD.format(key="eq10 nKbL≥10", factor="factor_eq11"),
                 regime=COR3_REGIME,
             ),
