@@ -1722,7 +1722,8 @@ def check_t3(
                     "2μμ₃ + Var((g − μ)²), d = 1), not only on its boundedness: add that "
                     "condition, or state the reduction for h n²Var(∇V_i)/σ² ≳ 1 only",
                     failing_step="EWSG Theorem 3 (§4.2), the conclusion 'If x = O(√h), we "
-                    "have E[Δ] < 0' for bounded i.i.d. ∇V_i(θ)",
+                    "have E[Δ] < 0' for bounded i.i.d. ∇V_i(θ) (checked step by step in "
+                    "sgmcmc_verify.proofs.ewsg_theorems.theorem3_steps(), step 'E[Δ] < 0')",
                     command='python -c "from sgmcmc_verify.claims.ewsg import '
                     't3_first_order; print(t3_first_order(10))"',
                     regime=T3_REGIME,
