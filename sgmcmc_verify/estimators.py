@@ -295,8 +295,11 @@ class InjectedNoise(_Stateless):
         return problem.grad(theta) + self._scale(rand), None
 
     def _scale(self, rand: np.ndarray) -> np.ndarray:
-        """``rand @ rootᵀ`` without BLAS: a (chains, d) × (d, d) product at 1e4 chains would
-        start OpenBLAS's threads every step, for a few µs of arithmetic."""
+        """``rand @ rootᵀ``, the ``N(0, 2B/h)`` draw, computed without BLAS.
+
+        A ``(chains, d) × (d, d)`` product at 1e4 chains would start OpenBLAS's
+        threads every step for a few µs of arithmetic.
+        """
         if self._chol.shape[0] == 1:  # B = b·I: the root is a scalar
             return rand * self._chol[0, 0]
         return np.einsum("cj,kj->ck", rand, self._root(rand.shape[1]), optimize=False)
@@ -658,7 +661,7 @@ class SAGA(_UniformBatch):
         # b·chains pairs are evaluated as b·chains one-index "chains" in one call.
         points = np.take(table_rows(state.alpha), rows.reshape(-1), axis=0)
         old = problem.component_grads(points, rand.reshape(-1, 1)).reshape(chains, b, -1)
-        diff = now - old
+        diff = np.subtract(now, old, out=old)  # ∇f_i(α^i) is not needed again
         g = problem.prior_grad(theta) + (problem.N / self.b) * diff.sum(axis=1)
         return g + state.g, (diff, rows)
 
