@@ -148,6 +148,8 @@ def test_t2_verdicts(t2):
     # upper-bound claim: undecided (qualified) — the grid ratios below decide nothing
     for name in ("mixing time: svrg-ld", "mixing time: saga-ld"):
         assert by[name].verdict == "qualified" and by[name].reading.startswith("undecided")
+        # an undecided part proposes no correction in the errata ledger
+        assert by[name].erratum["corrected"].startswith("none established")
     assert all(p.verdict == "confirmed" for p in parts if p.name.startswith("stationary"))
     saga = by["mixing time: saga-ld"]
     ratio = saga.measured["K_UB / (log(1/ε)/ε)"].value
