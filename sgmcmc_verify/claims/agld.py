@@ -175,6 +175,19 @@ def check_r1(
             if not gof.reject
             else "the staleness law differs from the coupon collector",
             None if not gof.reject else {"N": N, "n": n, "k": k, "p_value": gof.p_value},
+            erratum=None
+            if gof.reject
+            else decide.Erratum(
+                corrected="RA meets Requirement 1 only with probability 1 − δ, with "
+                "C = ⌈(N/n)(ln N + ln(1/δ))⌉ (coupon collector); P(M_k > C) > 0 for every "
+                "fixed C, so the theorems that assume Requirement 1 hold for RA with "
+                "probability 1 − δ per window, not surely",
+                failing_step="AGLD §3.1: Requirement 1 asks for a fixed C in every "
+                "iteration, and 'RA satisfies the Requirement 1 with C = O(N log N) w.h.p.'",
+                command=f'python -c "from sgmcmc_verify.exact.staleness import '
+                f'coupon_cdf_table; print(1 - coupon_cdf_table({N}, {n * c_whp})[-1])"',
+                regime="uniform sampling with replacement (RA), any N, n",
+            ).to_dict(),
         )
     )
     figure = {
