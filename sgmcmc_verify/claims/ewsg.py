@@ -1824,6 +1824,16 @@ def check_t3(
             },
             mc_reading,
             mc_fail,
+            erratum=None
+            if mc_verdict != "refuted"
+            else decide.Erratum(
+                corrected="as for the exact part: E[Δ] = c₁h + O(h²) for x = O(√h), negative "
+                "at small h only when c₁ < 0, which depends on the law of ∇V_i",
+                failing_step="EWSG Theorem 3 (§4.2), 'If x = O(√h), we have E[Δ] < 0', here "
+                "for a continuous bounded law (∇V_i uniform in a disc) in d = 2",
+                command="sgmcmc-verify check EWSG-T3 --seed 0",
+                regime=T3_REGIME,
+            ).to_dict(),
         )
     )
 
@@ -1905,6 +1915,17 @@ def check_t3(
             if refuted
             else "the smallest C does not grow with n on the grid",
             conc_fail,
+            erratum=None
+            if not refuted
+            else decide.Erratum(
+                corrected="for each n the bound P(|Δ − EΔ| ≥ ε) ≤ 2exp(−ε²/(nCh²)) holds with a "
+                "C uniform in h but growing with n (like n⁶ at first order for a fixed bound "
+                "|∇V_i| ≤ R); a C independent of n needs R = O(n^(−3/4))",
+                failing_step="EWSG Theorem 3 (§4.2): '∃C > 0 independent of n or h such that "
+                "for any ε > 0, P(|Δ − E[Δ]| ≥ ε) ≤ 2 exp(−ε²/(nCh²))'",
+                command="sgmcmc-verify check EWSG-T3 --seed 0",
+                regime=T3_REGIME,
+            ).to_dict(),
         )
     )
     params = {
