@@ -26,13 +26,16 @@ SQRT2 = math.sqrt(2)
 
 
 def _sgld_numpy(problem, h, n_steps, n_chains, seed, *, noise_scale=SQRT2):
-    """An independent SGLD (batch of one, with replacement) written against the protocol."""
+    """An independent SGLD (the harness's batch, with replacement) written against the
+    protocol: AGLD eqs. (4)-(5) with the prior added once, exactly."""
     rng = np.random.default_rng(seed)
     theta = np.zeros((n_chains, problem.d))
     out = np.empty((n_chains, n_steps, problem.d))
+    n = targets.STEP_BATCH
     for t in range(n_steps):
-        idx = rng.integers(0, problem.N, (n_chains, 1))
-        g = problem.prior_grad(theta) + problem.N * problem.component_grads(theta, idx)[:, 0]
+        idx = rng.integers(0, problem.N, (n_chains, n))
+        data = problem.component_grads(theta, idx).sum(axis=1)
+        g = problem.prior_grad(theta) + problem.N / n * data
         theta = theta - h * g + noise_scale * math.sqrt(h) * rng.standard_normal(theta.shape)
         out[:, t] = theta
     return out
@@ -51,8 +54,11 @@ def test_half_noise_is_diagnosed():
     rep = validate(bad, "sgld")
     assert rep.verdict == "fail"
     diag = next(c for c in rep.checks if c.name == "diagnosis")
-    assert "√h where √(2h) is required" in diag.message
-    assert "at every h" in diag.message
+    # the stationary law cannot tell a halved noise variance from a doubled gradient:
+    # the diagnosis says both, at every h, and points to step mode
+    assert "fails at every h" in diag.message
+    assert "noise variance too small or the gradient too large" in diag.message
+    assert "mode='step'" in diag.message
 
 
 @pytest.mark.parametrize(
@@ -118,20 +124,19 @@ def test_step_mode_through_validate():
 
 @pytest.mark.parametrize("ext", ["npy", "npz", "csv"])
 def test_sample_files_round_trip(tmp_path, ext):
-    pl = targets.plan("lmc")
-    law = targets.exact_law("lmc", pl.exact_problem, 0.2, pl.params)
-    n = law.burn_in + 64
-    draws = reference_sample_function("lmc")(pl.exact_problem, 0.2, n, 300, 3)["theta"]
+    prob = targets.problem_step()
+    n = targets.n_steps_for(0.2, 64)
+    draws = reference_sample_function("lmc")(prob, 0.2, n, 300, 3)["theta"]
     path = tmp_path / f"s.{ext}"
     if ext == "npy":
         np.save(path, draws)
     elif ext == "npz":
         np.savez(path, theta=draws)
     else:
-        c, d_, _ = np.meshgrid(np.arange(300), np.arange(n), [0], indexing="ij")
-        rows = np.column_stack([c.ravel(), d_.ravel(), draws.ravel()])
-        np.savetxt(path, rows, delimiter=",", header="chain,draw,theta[0]", comments="")
-    assert load_samples(path)["theta"].shape == (300, n, 1)
+        c, d_ = np.meshgrid(np.arange(300), np.arange(n), indexing="ij")
+        rows = np.column_stack([c.ravel(), d_.ravel(), draws.reshape(-1, 2)])
+        np.savetxt(path, rows, delimiter=",", header="chain,draw,theta[0],theta[1]", comments="")
+    assert load_samples(path)["theta"].shape == (300, n, 2)
     rep = validate_samples(path, "lmc", h=0.2)
     assert rep.verdict == "pass", rep.summary()
     code, text = cli_validate_samples({0.2: str(path)}, "lmc")

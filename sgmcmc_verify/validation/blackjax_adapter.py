@@ -363,18 +363,17 @@ def predicted_sgnht_xi_shift(h: float, problem: GaussianQuadratic) -> float:
     return float(h * np.trace(problem.precision) / problem.d)
 
 
-def _jax_data(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """``(centres, precisions)`` of a Gaussian-quadratic problem with a flat prior."""
+def _jax_data(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(centres, precisions, prior_precision, prior_mean)`` of a Gaussian-quadratic problem."""
     if not isinstance(problem, GaussianQuadratic) or (
-        type(problem).prior_grad is not Problem.prior_grad
+        type(problem).prior_grad is not GaussianQuadratic.prior_grad
     ):
         # The harness plans only these; a general problem would need its log-likelihood
         # written in JAX, which a numpy Problem does not provide.
         raise TypeError(
-            f"the blackjax adapter needs a GaussianQuadratic problem with a flat prior, "
-            f"got {type(problem).__name__}"
+            f"the blackjax adapter needs a GaussianQuadratic problem, got {type(problem).__name__}"
         )
-    return problem.centres, problem.precisions
+    return problem.centres, problem.precisions, problem.prior_precision, problem.prior_mean
 
 
 def sample_function(
@@ -432,8 +431,9 @@ def sample_function(
         problem: Problem, h: float, n_steps: int, n_chains: int, seed: int
     ) -> dict[str, np.ndarray]:
         bj = blackjax_parameters(kernel, algorithm, full_params, h)
-        centres, precisions = _jax_data(problem)
+        centres, precisions, L0, m0 = _jax_data(problem)
         c_all, P_all = jnp.asarray(centres), jnp.asarray(precisions)
+        L0, m0 = jnp.asarray(L0), jnp.asarray(m0)
         N, d = problem.N, problem.d
 
         def loglik(position: Any, datum: tuple[Any, Any]) -> Any:
@@ -441,7 +441,11 @@ def sample_function(
             diff = position - c
             return -0.5 * diff @ P @ diff
 
-        base = grad_estimator(lambda position: 0.0, loglik, N)
+        def logprior(position: Any) -> Any:  # the Gaussian prior, evaluated exactly
+            diff = position - m0
+            return -0.5 * diff @ L0 @ diff
+
+        base = grad_estimator(logprior, loglik, N)
 
         def grad_fn(position: Any, minibatch: tuple[Any, Any]) -> Any:
             data, err = minibatch

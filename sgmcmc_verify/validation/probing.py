@@ -353,29 +353,42 @@ def _noise_finding(Dn: np.ndarray, want: np.ndarray, required: str) -> str:
 
 
 def sampler_step(name: str, problem: GaussianQuadratic, *, h: float, **params: Any):
-    """A registry algorithm with a memoryless estimator as a step function (for probing).
+    """A registry algorithm whose estimator keeps no state, as a probe-able step function.
 
-    Returns ``(step, state_template)`` or raises :class:`ValueError` for algorithms whose
-    estimator keeps a state (SVRG/SAGA tables, EWSG's index chain): those have exact laws
-    from :mod:`sgmcmc_verify.exact.moments` instead.
+    Returns ``(step, state_template, index_law, noise_dim)``: the step takes the public
+    state (θ, and p for underdamped schemes), the harness's noise and indices; an
+    injected-noise gradient (SGNHT §3) takes its standard normals from the second half of
+    a ``2d`` noise vector.  :class:`ValueError` for thermostats and for estimators with a
+    state (SVRG/SAGA tables, EWSG's index chain): their exact laws come from
+    :mod:`sgmcmc_verify.exact.moments` or not at all.
     """
     from ..algorithms import StepRandomness
-    from ..estimators import FullGradient, Minibatch
+    from ..estimators import FullGradient, InjectedNoise, Minibatch
 
     s = registry.make_sampler(name, problem, h=h, **params)
-    if not isinstance(s.estimator, Minibatch | FullGradient) or s.family == "thermostat":
+    est = s.estimator
+    if not isinstance(est, Minibatch | FullGradient | InjectedNoise) or s.family == "thermostat":
         raise ValueError(f"{name}: its estimator or thermostat keeps state; not probed")
     d = problem.d
     init = s.init(np.zeros((1, d)), np.random.default_rng(0))
+    keys = ("theta", "p") if s.family == "underdamped" else ("theta",)
+    injected = isinstance(est, InjectedNoise)
 
     def step(state, *, h, noise, indices, problem, randomness=None):
-        st = init._replace(**{k: state[k] for k in state}, est=None)
-        rand = StepRandomness(indices if isinstance(s.estimator, Minibatch) else None, noise)
+        st = init._replace(**{k: state[k] for k in keys}, est=None)
+        if injected:
+            rand = StepRandomness(noise[:, d:], noise[:, :d])
+        else:
+            rand = StepRandomness(indices if isinstance(est, Minibatch) else None, noise)
         new, _ = s.step(st, rand)
-        return {k: getattr(new, k) for k in state}
+        return {k: getattr(new, k) for k in keys}
 
-    keys = ("theta", "p") if s.family == "underdamped" else ("theta",)
-    return step, {k: np.zeros((1, d)) for k in keys}
+    law = (
+        probe.index_law(problem.N, est.n, replace=est.replace)
+        if isinstance(est, Minibatch)
+        else probe.index_law(problem.N, None)
+    )
+    return step, {k: np.zeros((1, d)) for k in keys}, law, (2 * d if injected else d)
 
 
 def reference_law(

@@ -1,23 +1,27 @@
 """What the harness checks an algorithm against: problem, parameters, exact discrete law.
 
-For each registry algorithm :func:`plan` picks
+Every algorithm is validated on one problem where no parameter is degenerate
+(:func:`problem_step`, issue 11 item 5): ``d = 2`` with rotated, differing curvatures,
+``N = 4`` data terms centred :data:`SHIFT` away from ``θ_0 = 0``, a correlated Gaussian
+prior that every estimator must add once, exactly; a batch of :data:`STEP_BATCH`
+indices; frictions of :data:`FRICTION`, not 1.  A zero prior, a batch of one, unit
+friction or ``d = 1`` would each hide every bug in that parameter.
 
-* a Gaussian validation problem and the registry parameters the implementation must use
-  (a batch of one index, the noisiest case, as X-INV does);
-* the source of the exact law of the *discrete* chain at ``h``:
+The exact law of the *discrete* chain comes, per algorithm, from
 
-  - random-index linear chains (SGLD, the AGLD grid, SVRG/SAGA for LD and HMC):
-    periodic-stationary moments from the moment equations
-    (:mod:`sgmcmc_verify.exact.moments`) on ``N = 4`` terms with differing curvatures;
-  - other linear schemes (LMC, ULD-EM, EWSG, SGHMC-Chen with injected noise, the
-    splittings): the Lyapunov solve of :mod:`sgmcmc_verify.exact.linear` on a single
-    data term (where every estimator is exact);
-  - thermostats: no closed-form discrete law; the exact discrete invariant
-    ``E[pᵀp]/d = 1`` (stationarity of ``E ξ`` under ``ξ' = ξ + (pᵀp/d − 1)h``) and a
-    two-sample comparison with the reference implementation.
+* the moment equations (:mod:`sgmcmc_verify.exact.moments`) for random-index linear
+  chains (SGLD, the AGLD grid, SVRG/SAGA for LD and HMC), tables and access states
+  included;
+* probing the reference step (:mod:`sgmcmc_verify.exact.probe`) for every other linear
+  scheme whose estimator keeps no state (LMC, ULD-EM, SGHMC variants, BAOA, OBABO,
+  injected-noise SGHMC-Chen): exact, from the reference's own maps, which X-INV checks
+  against the papers' equations independently;
 
-* where the exact law does not see the estimator (single data term), a two-sample
-  comparison with the reference implementation on ``N = 4`` terms.
+and it is the *transient* law at the steps actually run (:func:`window_law`): the
+window's draws are compared with the exact moments at those very iterations from
+``θ_0 = 0``, so nothing rests on a burn-in having reached stationarity.  Thermostats
+(``ξ·p`` is not linear) and EWSG (a state-dependent index law) have no exact law here:
+they are compared with the reference implementation, two-sample.
 """
 
 from __future__ import annotations
@@ -29,24 +33,49 @@ from typing import Any
 import numpy as np
 
 from .. import registry
-from ..exact import linear, moments
+from ..exact import moments, probe
 from ..problems import GaussianQuadratic, gaussian_differing
 
 __all__ = [
-    "ExactLaw",
+    "FRICTION",
+    "STEP_BATCH",
     "Plan",
-    "exact_law",
+    "WindowLaw",
+    "n_steps_for",
     "plan",
     "problem_p1",
     "problem_p4",
     "problem_step",
     "step_params",
+    "window_law",
 ]
 
 
 #: Shift of the validation problem's centres: the target sits ~3 standard deviations away
 #: from ``θ_0 = 0``, so a snapshot or table stuck at ``θ_0`` costs visible variance.
 SHIFT = 3.0
+
+#: The validation problem's Gaussian prior: correlated, not a multiple of any data term.
+PRIOR_PRECISION = np.array([[0.5, 0.2], [0.2, 0.3]])
+PRIOR_MEAN = np.array([-1.0, 2.0])
+
+#: The batch: two indices with replacement, so a batch sum scaled by N or by 1, a batch of
+#: one hard-coded, or a shared index differ from (N/n)·Σ.
+STEP_BATCH = 2
+
+#: Friction of every underdamped scheme and thermostat (γ, SVRHMC's D, SGHMC's A): not 1,
+#: so a friction hard-coded to 1 anywhere (drift or noise) changes the law.
+FRICTION = 1.5
+
+#: Step sizes per family (the quick and full profiles share them).
+H_GRID = {"overdamped": (0.2, 0.1, 0.05), "underdamped": (0.2, 0.1, 0.05)}
+H_GRID_THERMOSTAT = (0.1, 0.05)
+
+#: Time (in units of h·steps) run before the tested window: ~3 relaxation times of the
+#: slowest mode of :func:`problem_step` (smallest eigenvalue 1.38), so the window is mostly
+#: near the stationary law, where the schemes differ.  The comparison itself is with the
+#: exact transient law at the steps run and needs no stationarity (issue 13 item 2).
+BURN_TIME = 2.0
 
 
 def problem_p4(d: int = 1) -> GaussianQuadratic:
@@ -59,23 +88,18 @@ def problem_p4(d: int = 1) -> GaussianQuadratic:
     return GaussianQuadratic(base.centres + SHIFT, base.precisions, name=f"gauss-N4-d{d}-shifted")
 
 
-#: The step-mode problem's Gaussian prior: correlated, not a multiple of any data term.
-PRIOR_PRECISION = np.array([[0.5, 0.2], [0.2, 0.3]])
-PRIOR_MEAN = np.array([-1.0, 2.0])
-
-#: The step-mode batch: two indices with replacement, so a batch sum scaled by N or by
-#: 1, a batch of one hard-coded, or a shared index differ from N/n·Σ.
-STEP_BATCH = 2
+def problem_p1() -> GaussianQuadratic:
+    """A single data term, ``a = 1``: every estimator returns the exact gradient."""
+    return GaussianQuadratic(np.zeros((1, 1)), np.ones((1, 1, 1)), name="gauss-1d-N1")
 
 
 def problem_step() -> GaussianQuadratic:
-    """The step-mode validation problem: no parameter is degenerate (issue 11 item 5).
+    """The validation problem: no parameter is degenerate (issue 11 item 5).
 
-    ``d = 2`` with differing, rotated curvatures (so per-coordinate and off-diagonal
-    slips show), ``N = 4`` data terms centred :data:`SHIFT` away from ``θ_0 = 0``, and a
-    correlated Gaussian prior (:data:`PRIOR_PRECISION`, :data:`PRIOR_MEAN`) that every
-    estimator must add once, exactly.  Target eigenvalues 1.38 and 2.32: every scheme
-    here is stable at h ≤ 0.2.
+    :func:`problem_p4` in ``d = 2`` (rotated, differing curvatures; centres shifted by
+    :data:`SHIFT`) with the correlated Gaussian prior :data:`PRIOR_PRECISION`,
+    :data:`PRIOR_MEAN`.  Target eigenvalues 1.38 and 2.32: every scheme here is stable
+    at h ≤ 0.2.
     """
     base = problem_p4(d=2)
     return GaussianQuadratic(
@@ -87,120 +111,179 @@ def problem_step() -> GaussianQuadratic:
     )
 
 
-def step_params(algorithm: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Registry parameters of the step mode: the plan's, with a batch of :data:`STEP_BATCH`.
+#: Per-algorithm settings beyond the batch and the friction.
+_EXTRA: dict[str, dict[str, Any]] = {
+    # SGNHT §3's injected-noise setting with B̂ = B: SGHMC-Chen's correction at work
+    "sghmc-chen": {"gradient": "injected", "B": 0.5, "B_hat": 0.5},
+    "ewsg": {"M": 2},
+    "ewsg-lmc": {"M": 2},
+}
 
-    A batch of one hides every slip in the batch scaling (N/n = N), so step mode uses two
-    indices wherever the algorithm takes a batch (``n`` or ``b``); ``params`` override.
+
+def step_params(algorithm: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Registry parameters the implementation must use (``params`` override them).
+
+    A batch of :data:`STEP_BATCH` wherever the algorithm takes one (``n`` or ``b``), a
+    friction of :data:`FRICTION` wherever it has one (``gamma``; SVRHMC's ``D``; the
+    ``A`` of SGHMC-Chen and the thermostats), and :data:`_EXTRA`.
     """
     spec = registry.get(algorithm)
-    full = dict(_PARAMS.get(algorithm, {}))
+    full: dict[str, Any] = {}
     for key in ("n", "b"):
         if key in spec.params:
             full[key] = STEP_BATCH
+    for key in ("gamma", "D", "A"):
+        doc = spec.params.get(key, (None, ""))[1]
+        if key in spec.params and ("friction" in doc or "diffusion" in doc):
+            full[key] = FRICTION
+    full.update(_EXTRA.get(algorithm, {}))
     full.update(params or {})
     return full
 
 
-def problem_p1() -> GaussianQuadratic:
-    """A single data term, ``a = 1``: every estimator returns the exact gradient."""
-    return GaussianQuadratic(np.zeros((1, 1)), np.ones((1, 1, 1)), name="gauss-1d-N1")
-
-
-_PARAMS: dict[str, dict[str, Any]] = {
-    **{n: {"n": 1} for n in registry.names("overdamped") if n != "lmc" and "ewsg" not in n},
-    "sghmc-svr": {"b": 1},
-    "svrg-hmc": {"b": 1},
-    "saga-hmc": {"b": 1},
-    "svrg2-hmc": {"b": 1},
-    "saga2-hmc": {"b": 1},
-    "sghmc-chen": {"gradient": "injected", "B": 0.5, "B_hat": 0.5},
-    "ewsg": {"M": 2},
-    "ewsg-lmc": {"M": 2},
-    "sgnht": {"n": 1},
-    "sgnht-2": {"n": 1},
-    "sgnht-mat": {"n": 1},
-}
-
-#: Step sizes of the default (quick) profile, per family.
-H_GRID = {"overdamped": (0.2, 0.1, 0.05), "underdamped": (0.2, 0.1, 0.05)}
-H_GRID_THERMOSTAT = (0.1, 0.05)
-
-
-@dataclass(frozen=True)
-class ExactLaw:
-    """Exact stationary moments of ``θ`` (and of ``p`` when known) of the discrete chain."""
-
-    mean: np.ndarray
-    var: np.ndarray
-    p2: float | None
-    burn_in: int
-    period: int
-    source: str
-
-
 @dataclass
 class Plan:
-    """What to run for one algorithm."""
+    """What to run for one algorithm.
+
+    ``exact_problem`` is set when the discrete chain's exact law is available there
+    (:func:`window_law`), else ``reference_problem`` (two-sample comparison).
+    """
 
     algorithm: str
     params: dict[str, Any]
     exact_problem: GaussianQuadratic | None
     reference_problem: GaussianQuadratic | None
     hs: tuple[float, ...]
-    target_var: float | None
-    scheme_order: int | None
     notes: list[str] = field(default_factory=list)
+
+
+def has_exact_law(algorithm: str, params: dict[str, Any]) -> bool:
+    """Whether :func:`window_law` covers ``algorithm`` with ``params``."""
+    spec = registry.get(algorithm)
+    if spec.family == "thermostat":
+        return False
+    if algorithm in moments.SUPPORTED:
+        return True
+    from ..estimators import FullGradient, InjectedNoise, Minibatch
+
+    s = registry.make_sampler(algorithm, problem_step(), h=0.1, **params)
+    return isinstance(s.estimator, Minibatch | FullGradient | InjectedNoise)
 
 
 def plan(algorithm: str, params: dict[str, Any] | None = None) -> Plan:
     """The validation plan of registry ``algorithm`` (parameters override the defaults)."""
     spec = registry.get(algorithm)
-    full = dict(_PARAMS.get(algorithm, {}))
-    full.update(params or {})
-    if spec.family == "thermostat":
-        return Plan(algorithm, full, None, problem_p4(d=2), H_GRID_THERMOSTAT, None, None)
-    hs = H_GRID[spec.family]
+    full = step_params(algorithm, params)
+    prob = problem_step()
+    hs = H_GRID_THERMOSTAT if spec.family == "thermostat" else H_GRID[spec.family]
+    if has_exact_law(algorithm, full):
+        return Plan(algorithm, full, prob, None, hs)
+    return Plan(algorithm, full, None, prob, hs)
+
+
+def n_steps_for(h: float, window: int) -> int:
+    """Steps to run at ``h``: :data:`BURN_TIME` of time, then the tested window."""
+    return math.ceil(BURN_TIME / h) + window
+
+
+@dataclass(frozen=True)
+class WindowLaw:
+    """Exact moments of the public state over the tested window of draws.
+
+    Attributes
+    ----------
+    keys : tuple of str
+        ``("theta",)`` or ``("theta", "p")``; ``z`` stacks them (length ``m``).
+    mean : ndarray (m,)
+        ``(1/w) Σ_t E z_t`` over the window's draws.
+    cov : ndarray (m, m)
+        ``(1/w) Σ_t Cov z_t``: the expected per-chain window average of
+        ``(z_t − E z_t)(z_t − E z_t)ᵀ``.
+    step_means : ndarray (w, m)
+        ``E z_t`` at each draw of the window.
+    last_mean, last_cov : ndarray
+        Mean and covariance of ``z`` at the window's last draw.
+    stationary_mean, stationary_cov : ndarray
+        The stationary law (time-averaged over the period).
+    n_steps, window : int
+    source : str
+    """
+
+    keys: tuple[str, ...]
+    mean: np.ndarray
+    cov: np.ndarray
+    step_means: np.ndarray
+    last_mean: np.ndarray
+    last_cov: np.ndarray
+    stationary_mean: np.ndarray
+    stationary_cov: np.ndarray
+    n_steps: int
+    window: int
+    source: str
+
+
+def _public_keys(family: str) -> tuple[str, ...]:
+    return ("theta", "p") if family == "underdamped" else ("theta",)
+
+
+def window_law(
+    algorithm: str,
+    problem: GaussianQuadratic,
+    h: float,
+    params: dict[str, Any],
+    n_steps: int,
+    window: int,
+) -> WindowLaw:
+    """The exact law of ``algorithm``'s draws ``n_steps − window … n_steps − 1``.
+
+    Draw ``t`` is the state after ``t + 1`` iterations from ``θ_0 = 0`` (and ``p_0 = 0``,
+    snapshots at ``θ_0``), as :func:`sgmcmc_verify.run` records them.
+
+    Raises
+    ------
+    ValueError
+        No exact law for this algorithm (thermostats, EWSG, stateful estimators outside
+        the moment equations) or no stationary law at ``h``.
+    """
+    spec = registry.get(algorithm)
+    if not 0 < window <= n_steps:
+        raise ValueError(f"window {window} must lie in 1..n_steps ({n_steps})")
+    if params.get("p0", "zeros") != "zeros":
+        raise ValueError("exact window laws start from p_0 = 0 (p0='zeros')")
+    keys = _public_keys(spec.family)
+    m = len(keys) * problem.d
+    iters = list(range(n_steps - window + 1, n_steps + 1))
     if algorithm in moments.SUPPORTED:
-        p4 = problem_p4()
-        order = 1
-        return Plan(algorithm, full, p4, None, hs, float(p4.exact["cov"].value[0, 0]), order)
-    p1 = problem_p1()
-    ref = None
-    if "stochastic" in spec.marks and full.get("gradient") != "injected":
-        ref = problem_p4()
-    order = 2 if algorithm in ("svrg2-hmc", "saga2-hmc") else 1
-    if algorithm == "sghmc-chen" and full.get("gradient") == "injected":
-        order = 1
-    return Plan(algorithm, full, p1, ref, hs, 1.0, order)
+        chain = moments.affine_chain(algorithm, problem, h=h, **params)
+        tm = moments.transient_moments(chain, iters)
+        st = moments.stationary_moments(chain)
+        source = f"moment equations, transient from θ_0 = 0; {chain.description}"
+    elif has_exact_law(algorithm, params):
+        from .probing import sampler_step
 
-
-def exact_law(algorithm: str, problem: GaussianQuadratic, h: float, params: dict) -> ExactLaw:
-    """The exact law of ``algorithm``'s discrete chain at ``h`` on ``problem``."""
-    d = problem.d
-    if algorithm in moments.SUPPORTED and problem.N > 1:
-        sm = moments.stationary_moments(moments.affine_chain(algorithm, problem, h=h, **params))
-        rho = max(float(sm.spectral_radius), 1e-3)
-        periods = math.ceil(math.log(1e-9) / math.log(rho)) if rho < 1 else 10**6
-        return ExactLaw(
-            np.asarray(sm.time_mean, dtype=float),
-            np.diag(np.asarray(sm.time_cov, dtype=float)).copy(),
-            None,
-            periods * sm.period,
-            int(sm.period),
-            f"moment equations (periodic-stationary, period {sm.period}); {sm.description}",
+        step, state, law, noise_dim = sampler_step(algorithm, problem, h=h, **params)
+        pc = probe.probe_chain(
+            step, state, h=h, law=law, noise_dim=noise_dim, kwargs={"problem": problem}
         )
-    sm = linear.algorithm_moments(algorithm, problem, h, **params)
-    rho = float(sm.spectral_radius)
-    burn = math.ceil(math.log(1e-9) / math.log(rho))
-    p2 = None
-    if sm.mean.shape[0] == 2 * d:
-        p2 = float(np.trace(sm.p_cov)) / d
-    return ExactLaw(
-        np.asarray(sm.theta_mean, dtype=float),
-        np.diag(sm.theta_cov).copy(),
-        p2,
-        burn,
-        1,
-        f"Lyapunov solve of the {sm.scheme} scheme, float64 (ρ(M) = {rho:.4f})",
+        tm = pc.transient(iters, np.zeros(pc.layout.nz))
+        st = pc.stationary()
+        source = f"the reference step probed ({algorithm}: {spec.citation}), transient from 0"
+    else:
+        raise ValueError(f"{algorithm}: no exact law (a thermostat or a stateful estimator)")
+    mean_t = tm.state_mean[:, :m]
+    sm = st.state_mean[:, :m]
+    s2 = (st.state_cov[:, :m, :m] + np.einsum("ti,tj->tij", sm, sm)).mean(axis=0)
+    smean = sm.mean(axis=0)
+    return WindowLaw(
+        keys,
+        mean_t.mean(axis=0),
+        tm.state_cov[:, :m, :m].mean(axis=0),
+        mean_t,
+        mean_t[-1],
+        tm.state_cov[-1, :m, :m],
+        smean,
+        s2 - np.outer(smean, smean),
+        n_steps,
+        window,
+        source,
     )
