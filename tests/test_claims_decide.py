@@ -242,3 +242,10 @@ def test_within_tolerance_settles_instead_of_flipping():
     assert (bad.verdict, bad.counterexample) == ("refuted", {"s": 1})
     with pytest.raises(ValueError, match="tol"):
         decide.within_tolerance("w", "", estimate=0.5, se=0.1, **{**kw, "tol": 0.0})
+
+
+def test_regimes_are_recorded_for_catalogue_claims():
+    from sgmcmc_verify.claims.catalogue import INFO, REGIMES
+
+    assert set(REGIMES) <= set(INFO)
+    assert all(r.strip() for r in REGIMES.values())

@@ -31,6 +31,7 @@ from ..problems.linear_regression import linear_regression_synthetic
 from ..snapshots import HSAG, PPU, PTU, TMU, SnapshotStrategy
 from ..stats import chisquare_gof
 from . import decide
+from .catalogue import REGIMES
 from .result import Measurement, Part
 
 AccessFactory = Callable[[int], DataAccess]
@@ -186,7 +187,7 @@ def check_r1(
                 "iteration, and 'RA satisfies the Requirement 1 with C = O(N log N) w.h.p.'",
                 command=f'python -c "from sgmcmc_verify.exact.staleness import '
                 f'coupon_cdf_table; print(1 - coupon_cdf_table({N}, {n * c_whp})[-1])"',
-                regime="uniform sampling with replacement (RA), any N, n",
+                regime=REGIMES["AGLD-R1"],
             ).to_dict(),
         )
     )

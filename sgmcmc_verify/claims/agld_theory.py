@@ -54,6 +54,7 @@ from ..problems.double_well import DoubleWell, double_well
 from ..problems.gaussian import GaussianQuadratic, gaussian_differing
 from ..stats import fit_order
 from . import decide
+from .catalogue import REGIMES
 from .result import Measurement, Part
 
 __all__ = [
@@ -551,10 +552,7 @@ def _mixing_erratum(claim: str, claimed_text: str, chain: str, lo_lim: Any) -> d
     """The erratum of a mixing-time part: the log factor where the lower bound proves it is
     needed; otherwise an honest "not decided" entry (the ledger lists every qualified part)."""
     theorem = claim.split("-")[1].replace("T", "Theorem ")
-    regime = (
-        "smooth, strongly convex f (Assumptions 1–2); checked on a 2-D Gaussian, the start at "
-        "distance r from the mean"
-    )
+    regime = f"{REGIMES[claim]}; checked on a 2-D Gaussian, the start at distance r from the mean"
     command = f"sgmcmc-verify check {claim} --seed 0"
     if _as_float(lo_lim) == math.inf:
         return decide.Erratum(
@@ -1323,8 +1321,7 @@ def _t5_mixing(
             failing_step="AGLD Theorem 5: 'K = O(ε⁻⁴) with η = O(ε⁴)' (the O hides μ, L, N, "
             "§4, not log(1/ε))",
             command="sgmcmc-verify check AGLD-T5 --seed 0",
-            regime="nonconvex, dissipative f (Theorem 5's assumptions); checked on the SGNHT "
-            "double well from θ0 = 2.5",
+            regime=REGIMES["AGLD-T5"] + "; checked on the SGNHT double well from θ0 = 2.5",
         ),
     )
     part.measured.update(

@@ -44,6 +44,7 @@ from ..problems.base import Problem
 from ..problems.gaussian import gaussian_differing, gaussian_identical
 from ..stats import bonferroni, chisquare_gof
 from . import decide
+from .catalogue import REGIMES
 from .result import Measurement, Part
 
 __all__ = [
@@ -1467,7 +1468,7 @@ def _compositions(n: int, k: int):
 
 
 #: Theorem 3's regime (EWSG §4.2, reassembled from the garbled text).
-T3_REGIME = "∇V_i(θ) i.i.d. and bounded at a fixed θ; x = O(√h); E and P over the data (and r)"
+T3_REGIME = REGIMES["EWSG-T3"]
 
 #: A law with ``c₁ < 0`` (issue 12): mass 9/10 at the large gradient, skewed against its
 #: mean, so the eq. (4) weights' tilt towards large ‖g‖ *reduces* the variance at first order.

@@ -58,6 +58,7 @@ from ..problems.sgnht_models import normal_gamma, normal_mean
 from ..registry import make_sampler
 from ..stats import ess
 from . import decide
+from .catalogue import REGIMES
 from .result import Measurement, Part
 from .sgnht_thermostat import derived_xi_slope
 
@@ -1009,7 +1010,7 @@ def _tmu_erratum(acc: str, per: dict[str, Part], passes: int, seed: int) -> deci
         failing_step="AGLD §6.2 and Figure 2: 'TMU beats PTU and PPU' is shown without the "
         "refresh period D or the step size η it was run with",
         command=f"sgmcmc-verify check AGLD-EXP-TMU --seed {seed}",
-        regime="the paper's UCI data (unavailable offline) at its unstated, tuned settings",
+        regime=REGIMES["AGLD-EXP-TMU"],
     )
 
 
@@ -1129,7 +1130,7 @@ def _exp_sub_erratum(
         "at step sizes and friction tuned per data set (§5: 'the validation set is used to "
         "select step size as well as friction'), not reported",
         command=f"sgmcmc-verify check SVRHMC-EXP-SUB --seed {seed}",
-        regime="the paper's UCI data sets (unavailable offline) at tuned, unreported settings",
+        regime=REGIMES["SVRHMC-EXP-SUB"],
     )
 
 

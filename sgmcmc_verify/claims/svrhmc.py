@@ -57,6 +57,7 @@ from ..problems.linear_regression import linear_regression_synthetic
 from ..problems.logistic import logistic_regression_synthetic
 from ..registry import make_sampler
 from . import decide
+from .catalogue import REGIMES
 from .result import Measurement, Part
 
 EPS = float(np.finfo(np.float64).eps)
@@ -2063,10 +2064,7 @@ def _algebra_part() -> Part:
 B3_NKBL = Fraction(10)
 
 #: The regime of Lemma 1 as the paper states it (SVRHMC §3.1 and Appendix B.3).
-L1_REGIME = (
-    "Algorithm 1 line 1 (D ≥ 1, Dh < 1), §4 (h < 1), the assumption before Lemma 1 "
-    "(n²G² > n²K²(n²L²h²G² + hd)), and B.3's nKbL ≫ 10 (checked as nKbL ≥ 10)"
-)
+L1_REGIME = REGIMES["SVRHMC-L1"]
 
 #: The step of B.3 that fails, for the errata.
 B3_STEP = (
@@ -2249,7 +2247,7 @@ def check_l1(
 
 
 #: The regime of Corollary 3: "(10) becomes (11)", so (10)'s condition and Lemma 1's regime.
-COR3_REGIME = L1_REGIME + "; eq. (10)'s D ≥ 1/(L√h) (Corollary 3: '(10) becomes'); K = n/b"
+COR3_REGIME = REGIMES["SVRHMC-COR3"]
 
 
 def check_cor3(
