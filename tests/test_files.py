@@ -4,6 +4,7 @@ with a one-line SampleFileError, before allocating anything large (issue 14)."""
 from __future__ import annotations
 
 import io
+import re
 import struct
 import subprocess
 import sys
@@ -275,7 +276,7 @@ def _check_one(suffix: str, data: bytes) -> None:
 @pytest.mark.parametrize("suffix", [".npy", ".npz", ".csv"])
 @settings(
     derandomize=True,
-    max_examples=1000,
+    max_examples=700,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
@@ -284,3 +285,78 @@ def _check_one(suffix: str, data: bytes) -> None:
 def test_fuzzed_files_raise_only_sample_file_error(suffix, data):
     blob = data.draw(st.one_of(st.binary(max_size=300), _mutated(_VALID[suffix])))
     _check_one(suffix, blob)
+
+
+# -- ArviZ objects and .nc files (the arviz extra) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def az():
+    pytest.importorskip("arviz")
+    import warnings
+
+    with warnings.catch_warnings():  # arviz 0.2x announces its 1.0 refactor on import
+        warnings.simplefilter("ignore", FutureWarning)
+        import arviz
+    return arviz
+
+
+def test_inference_data_and_its_netcdf_file_read_the_same(az, tmp_path):
+    theta = np.arange(10.0).reshape(2, 5)  # labelled (chain, draw): a 1-D θ
+    data = az.from_dict(posterior={"theta": theta, "xi": np.ones((2, 5))})
+    path = tmp_path / "draws.nc"
+    data.to_netcdf(str(path))
+    for got in (files.from_inference_data(data), load_samples(path)):
+        assert got["theta"].shape == (2, 5, 1) and np.array_equal(got["theta"][..., 0], theta)
+        assert got["xi"].shape == (2, 5)
+
+
+@pytest.mark.parametrize(
+    ("posterior", "fragment"),
+    [
+        ({"theta": np.zeros((2, 3, 1), complex)}, "complex dtype complex128"),
+        ({"theta": np.zeros((2, 3)), "logp": np.zeros((2, 3))}, "unexpected posterior variables"),
+        ({"a": np.zeros((2, 3)), "b": np.zeros((2, 3))}, "needs a variable named 'theta'"),
+    ],
+    ids=["complex", "extra", "no-theta"],
+)
+def test_inference_data_with_bad_variables(az, posterior, fragment):
+    with pytest.raises(SampleFileError, match=re.escape(fragment)):
+        files.from_inference_data(az.from_dict(posterior=posterior))
+
+
+def test_inference_data_layout_and_size_are_checked_before_reading(az, monkeypatch):
+    with pytest.raises(SampleFileError, match="no posterior group"):
+        files.from_inference_data(az.from_dict(prior={"theta": np.zeros((1, 2))}))
+    swapped = az.from_dict(posterior={"theta": np.zeros((2, 3, 1))}).posterior
+    swapped = swapped.transpose("draw", "chain", "theta_dim_0")
+    with pytest.raises(SampleFileError, match=r"dimensions \('draw', 'chain', 'theta_dim_0'\)"):
+        files.from_inference_data(swapped)
+    monkeypatch.setattr(files, "MAX_BYTES", 100)
+    with pytest.raises(SampleFileError, match="the cap is"):
+        files.from_inference_data(az.from_dict(posterior={"theta": np.zeros((2, 8, 1))}))
+
+
+def test_a_nc_that_is_not_netcdf4_is_refused(az, tmp_path):
+    path = tmp_path / "x.nc"
+    path.write_bytes(b"CDF\x01garbage")
+    _refused(path, "not a netCDF-4 (HDF5) file")
+
+
+@settings(max_examples=100, derandomize=True, deadline=None, database=None)
+@given(data=st.data())
+def test_fuzzed_netcdf_raises_only_sample_file_error(az, data):
+    # corrupt netCDF-4 files: HDF5 errors, and h5netcdf's noisy destructors, stay inside
+    if "nc" not in _VALID:
+        az.from_dict(posterior={"theta": np.ones((2, 3, 2)), "p": np.zeros((2, 3, 2))}).to_netcdf(
+            str(_DIR / "base.nc")
+        )
+        _VALID["nc"] = (_DIR / "base.nc").read_bytes()
+    _check_one(".nc", data.draw(_mutated(_VALID["nc"])))
+
+
+def test_nc_without_xarray_says_which_extra_to_install(tmp_path, monkeypatch):
+    path = tmp_path / "draws.nc"
+    path.write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(64))
+    monkeypatch.setitem(sys.modules, "xarray", None)  # import xarray -> ImportError
+    _refused(path, "reading .nc needs xarray: pip install 'sgmcmc-verify[arviz]'")

@@ -1,4 +1,6 @@
-"""Reading draws from files (``.npy``, ``.npz``, ``.csv``) for the harness; never unpickles.
+"""Reading draws from files (``.npy``, ``.npz``, ``.csv``, ``.nc``) for the harness.
+
+Nothing is ever unpickled.
 
 :func:`load_samples` is the one reader.  Every problem with a file is a
 :class:`SampleFileError` with a one-line message (the CLI turns it into exit code 2);
@@ -16,7 +18,16 @@ shape cap checked from the header before allocation"):
   :data:`MAX_MEMBERS` members, each a ``.npy``, unencrypted, whose declared uncompressed
   size is within the cap and equals the size its ``.npy`` header implies (``zipfile``
   never inflates a member past its declared size, so a zip bomb stops at the cap);
-* a CSV file may be at most :data:`MAX_CSV_BYTES` (256 MiB) of text.
+* a CSV file may be at most :data:`MAX_CSV_BYTES` (256 MiB) of text;
+* ``.nc`` (ArviZ ``to_netcdf``: the ``posterior`` group) is opened lazily with xarray and
+  each variable's shape and dtype are checked before its values are read.  It needs the
+  ``arviz`` extra, and the netCDF/HDF5 libraries that parse it are not hardened against
+  crafted files the way the readers above are: read ``.nc`` only from sources you trust.
+
+In-memory ArviZ objects (``InferenceData``, ``xarray.DataTree``, or an
+``xarray.Dataset`` of the posterior) go through :func:`from_inference_data`, with the
+same checks.  Their labelled dimensions make ``(chain, draw)`` arrays unambiguous, so a
+1-D θ may come without its trailing axis there.
 
 Dtypes: real numbers only (``float``, ``int``, ``uint``).  Complex arrays are refused,
 not cast (the cast would silently drop the imaginary part); object, structured, string
@@ -30,18 +41,29 @@ crafted name cannot drive the terminal.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import io
+import sys
 import tokenize
 import warnings
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 from numpy.lib import format as npformat
 
-__all__ = ["MAX_BYTES", "MAX_CSV_BYTES", "MAX_MEMBERS", "SampleFileError", "load_samples"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_CSV_BYTES",
+    "MAX_MEMBERS",
+    "SampleFileError",
+    "from_inference_data",
+    "load_samples",
+]
 
 #: Largest array accepted, in bytes, both as stored and once converted to float64.
 MAX_BYTES = 2 * 1024**3
@@ -112,9 +134,11 @@ def load_samples(path: str | Path, *, key: str | None = None) -> dict[str, np.nd
         * ``.npz``: arrays named ``theta`` (required unless there is only one array),
           ``p``, ``xi`` (no other names);
         * ``.csv``: a header ``chain,draw,<name>[0],...`` then one row per draw; columns
-          starting with ``p[`` or named ``xi`` are the momentum and thermostat.
+          starting with ``p[`` or named ``xi`` are the momentum and thermostat;
+        * ``.nc``: an ArviZ netCDF file; its ``posterior`` group as in
+          :func:`from_inference_data` (needs the ``arviz`` extra).
     key : str, optional
-        Read θ from this ``.npz`` member instead of ``theta``.
+        Read θ from this ``.npz`` member or ``.nc`` variable instead of ``theta``.
 
     Returns
     -------
@@ -150,9 +174,11 @@ def load_samples(path: str | Path, *, key: str | None = None) -> dict[str, np.nd
             arrays = _read_npz(path, name, key)
         elif suffix == ".csv":
             arrays = _read_csv(path, size, name)
+        elif suffix == ".nc":
+            return _read_netcdf(path, name, key)
         else:
             raise SampleFileError(
-                f"{name}: unsupported extension {display_name(suffix)!r} (.npy, .npz, .csv)"
+                f"{name}: unsupported extension {display_name(suffix)!r} (.npy, .npz, .csv, .nc)"
             )
     except SampleFileError:
         raise
@@ -358,3 +384,131 @@ def _read_csv(path: Path, size: int, name: str) -> dict[str, np.ndarray]:
     if xcols:
         out["xi"] = vals[:, :, xcols[0]]
     return out
+
+
+def from_inference_data(
+    data: Any, *, key: str | None = None, name: str = "InferenceData"
+) -> dict[str, np.ndarray]:
+    """The draws of an ArviZ object's ``posterior`` group, checked as :func:`load_samples` does.
+
+    Parameters
+    ----------
+    data : arviz.InferenceData, xarray.DataTree or xarray.Dataset
+        An object with a ``posterior`` group (or the posterior ``Dataset`` itself) whose
+        variables have dimensions ``(chain, draw, ...)``: ``theta`` (or the only
+        variable, or ``key``), and optionally ``p`` and ``xi``.  A θ of dimensions
+        ``(chain, draw)`` is a 1-D θ.
+    key : str, optional
+        The variable that holds θ.
+    name : str
+        What to call the object in messages.
+
+    Returns
+    -------
+    dict of str to ndarray
+        As :func:`load_samples`.
+
+    Raises
+    ------
+    SampleFileError
+        One line: no posterior group, dimensions other than ``(chain, draw, ...)``, a
+        non-real dtype, more than :data:`MAX_BYTES`, unexpected variables.
+    """
+    name = display_name(name)
+    posterior = _posterior(data, name)
+    variables = {str(k): posterior[k] for k in posterior.data_vars}
+    wanted = key or "theta"
+    if wanted not in variables:
+        if key is not None or len(variables) != 1:
+            raise SampleFileError(
+                f"{name}: the posterior needs a variable named {wanted!r} "
+                f"(found {sorted(display_name(k) for k in variables)})"
+            )
+        wanted = next(iter(variables))
+    extra = sorted(k for k in variables if k != wanted and k not in NAMES[1:])
+    if extra:
+        raise SampleFileError(
+            f"{name}: unexpected posterior variables {[display_name(k) for k in extra]} "
+            f"(allowed: {', '.join(NAMES)})"
+        )
+    arrays = {}
+    for label, var in variables.items():
+        what = f"{name}: posterior variable {display_name(label)!r}"
+        if tuple(var.dims[:2]) != ("chain", "draw"):
+            raise SampleFileError(
+                f"{what} has dimensions {tuple(map(str, var.dims))}; (chain, draw, ...) required"
+            )
+        _check_dtype(np.dtype(var.dtype), what)
+        count = int(np.prod(var.shape, dtype=object))
+        if max(count * np.dtype(var.dtype).itemsize, count * 8) > MAX_BYTES:
+            raise SampleFileError(
+                f"{what} has shape {tuple(var.shape)}; the cap is {_gib(MAX_BYTES)} as float64"
+            )
+        values = np.asarray(var.values)  # read only now, after the checks
+        if label == wanted and values.ndim == 2:  # labelled (chain, draw): a 1-D θ
+            values = values[:, :, None]
+        arrays["theta" if label == wanted else label] = values
+    return _layout(arrays, name)
+
+
+def _posterior(data: Any, name: str) -> Any:
+    """The posterior ``xarray.Dataset`` of an InferenceData, a DataTree or a Dataset."""
+    if hasattr(data, "data_vars"):  # already a Dataset
+        return data
+    try:
+        group = data["posterior"]
+    except (KeyError, TypeError, AttributeError):
+        group = getattr(data, "posterior", None)
+    if group is None:
+        raise SampleFileError(f"{name}: no posterior group")
+    if hasattr(group, "to_dataset"):  # a DataTree node
+        group = group.to_dataset()
+    if not hasattr(group, "data_vars"):
+        raise SampleFileError(f"{name}: the posterior is not an xarray Dataset")
+    return group
+
+
+def _read_netcdf(path: Path, name: str, key: str | None) -> dict[str, np.ndarray]:
+    try:
+        import xarray
+    except ImportError:
+        raise SampleFileError(
+            f"{name}: reading .nc needs xarray: pip install 'sgmcmc-verify[arviz]'"
+        ) from None
+    with open(path, "rb") as fh:
+        if fh.read(8) != b"\x89HDF\r\n\x1a\n":
+            raise SampleFileError(
+                f"{name}: not a netCDF-4 (HDF5) file; ArviZ's to_netcdf writes netCDF-4"
+            )
+    # The message is built inside the quiet block and raised outside it, so that no
+    # exception (hence no traceback frame) keeps the half-built file objects alive.
+    with _quiet_destructors():
+        try:
+            # lazily: only metadata is read until from_inference_data has checked the shapes
+            with xarray.open_dataset(path, group="posterior") as ds:
+                return from_inference_data(ds, key=key, name=str(path))
+        except SampleFileError as err:
+            message = str(err)
+        except MemoryError:
+            message = f"{name}: not enough memory to read it"
+        except (*_READ_ERRORS, ImportError) as err:  # ImportError: no netCDF engine
+            message = f"{name}: cannot read ({_first_line(err)})"
+    raise SampleFileError(message)
+
+
+@contextlib.contextmanager
+def _quiet_destructors() -> Iterator[None]:
+    """Silence exceptions raised in destructors while a netCDF file is opened.
+
+    h5netcdf's ``File.__del__`` raises ``AttributeError`` when its constructor failed on
+    a corrupt file, which Python prints as "Exception ignored ... Traceback" on stderr;
+    the real error is already a :class:`SampleFileError`.  The hook is restored, after a
+    collection of the half-built objects, when the block ends.
+    """
+    previous = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        yield
+    finally:
+        gc.collect(0)
+        sys.unraisablehook = previous
