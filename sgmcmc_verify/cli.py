@@ -272,9 +272,10 @@ def _parser() -> argparse.ArgumentParser:
 
     vs = cmd(
         "validate-samples",
-        "validate draws from files (.npy, .npz, .csv; layout chains × draws × dims)",
+        "validate draws from files (.npy, .npz, .csv, ArviZ .nc; chains × draws × dims)",
         description="One FILE per step size, in the order of --h.  Files are read without "
-        "unpickling and with a 2 GiB cap per array (see sgmcmc_verify.validation.files).",
+        "unpickling and with a 2 GiB cap per array (see sgmcmc_verify.validation.files); "
+        ".nc (ArviZ to_netcdf, the posterior group) needs the 'arviz' extra.",
     )
     vs.add_argument("files", nargs="+", metavar="FILE")
     vs.add_argument("--algorithm", required=True, help="registry name, e.g. sgld")

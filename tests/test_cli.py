@@ -310,6 +310,16 @@ def test_check_interrupted_prints_the_finished_verdicts(monkeypatch, capsys):
     assert "interrupted: 2 of 3 claims finished" in err
 
 
+def test_signals_during_the_final_write_are_held_and_reported():
+    # a second Ctrl-C (or SIGTERM) while the last report is written must not cut it short
+    with cli._deferred_signals() as got:
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGTERM)
+        written = True  # reached: neither signal interrupted the block
+    assert written and got == [signal.SIGINT, signal.SIGTERM]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_report_writes_never_follow_a_planted_symlink_nor_leave_temporaries(tmp_path, capsys):
     from sgmcmc_verify.report import _write
 
