@@ -59,6 +59,8 @@ PROFILES = ("quick", "full")
 
 
 def _seed(text: str) -> int:
+    # the rule of sgmcmc_verify.cli's --seed, restated: importing the CLI here would import
+    # the package (numpy) whenever pytest starts in any project that has the plugin installed
     try:
         value = int(text)
     except ValueError:
