@@ -163,3 +163,13 @@ def test_tmu_and_ppu_storages_are_interchangeable_in_r2():
         access={"CA": CA, "RR": RR},
     )
     assert {p.verdict for p in parts} == {"confirmed"}
+
+
+def test_deterministic_parts_are_decided_by_the_exact_rule(r2):
+    # issue 12: the exact (non-statistical) parts of AGLD-R2, UNB and MEM go through
+    # decide.exact_comparison; only the law tests (χ²) are statistical
+    for r in (r2, check("AGLD-UNB", seed=0), check("AGLD-MEM", seed=0)):
+        for p in r.parts:
+            if "p-value" in " ".join(p.measured) or "chi2" in " ".join(p.measured):
+                continue
+            assert p.rule == "exact", (r.claim_id, p.name)

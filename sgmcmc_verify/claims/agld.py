@@ -309,16 +309,19 @@ def check_r2(
         if _claimed_D(sname, aname, N, 3, 4) is None and fail is None:
             part = _age_law_part(name, ages_at_end, N, ALPHA / n_tests)
         else:
-            part = Part(
+            part = decide.exact_comparison(
                 name,
-                "refuted" if fail else "confirmed",
                 "every snapshot entry refreshed within the claimed D",
-                {
+                value=int(fail is not None),
+                target=0,
+                tol_source="integer ages: configurations with an entry older than the claimed D",
+                holds="every entry refreshed within the claimed D in every configuration",
+                fails="an entry is older than the claimed D",
+                measured={
                     "max age over configs": Measurement(worst),
                     "configs (n, D)": Measurement(configs),
                 },
-                "" if fail is None else "an entry is older than the claimed D",
-                fail,
+                counterexample=fail,
             )
         parts.append(part)
     return parts, {"alpha": ALPHA, "N": N, "chains": chains, "configs": configs}
@@ -448,17 +451,20 @@ def check_unb(
             bias[access].append(err / sd if err > tol else 0.0)
     ra_max = max(bias["RA"])
     parts = [
-        Part(
+        decide.exact_comparison(
             "RA",
-            "confirmed" if ra_max == 0.0 else "refuted",
             "E[g | past] = ∇U(x) exactly",
-            {
+            value=ra_max,
+            target=0.0,
+            tol_source=f"differences below the rounding bound {tol_max:.1e} are recorded as 0",
+            holds="exact enumeration of all N^n batches",
+            fails="RA estimator is biased",
+            measured={
                 "max ‖E[g|past] − ∇U‖ / sd(g)": Measurement(
                     ra_max, note=f"0 means < tol {tol_max:.1e}"
                 )
             },
-            "exact enumeration of all N^n batches" if ra_max == 0 else "RA estimator is biased",
-            None if ra_max == 0 else {"relative_bias": ra_max},
+            counterexample={"relative_bias": ra_max},
         )
     ]
     at_start = max(bias["RR at pass start"])
@@ -469,24 +475,28 @@ def check_unb(
         if access == "RR":
             extra = {"max bias / sd(g_RA) at a pass start": Measurement(at_start)}
         parts.append(
-            Part(
+            decide.exact_comparison(
                 access,
-                "confirmed" if biased > 0 else "refuted",
                 "biased given the past",
-                {
-                    "fraction of states with bias": Measurement(biased),
-                    "median bias / sd(g_RA)": Measurement(float(np.median(b))),
-                    "max bias / sd(g_RA)": Measurement(float(b.max())),
-                    **extra,
-                },
-                f"biased given the past in {biased:.0%} of {n_states} random mid-pass states"
+                value=biased,
+                target=0,
+                relation=">",
+                tol_source="fraction of states whose exact bias exceeds the rounding bound",
+                holds=f"biased given the past in {biased:.0%} of {n_states} random mid-pass states"
                 + (
                     "; at a pass start the next batch is a uniform draw without replacement, "
                     "so RR is unbiased there (bias 0 to rounding)"
                     if access == "RR" and at_start == 0.0
                     else ""
                 ),
-                None if biased > 0 else {"note": "no bias found"},
+                fails=f"no bias found in {n_states} random mid-pass states",
+                measured={
+                    "fraction of states with bias": Measurement(biased),
+                    "median bias / sd(g_RA)": Measurement(float(np.median(b))),
+                    "max bias / sd(g_RA)": Measurement(float(b.max())),
+                    **extra,
+                },
+                counterexample={"note": "no bias found"},
             )
         )
     return parts, {"N": N, "d": d, "n": n, "states": n_states, "tolerance": tol_max}
@@ -561,37 +571,43 @@ def check_mem(
         coef, *_ = np.linalg.lstsq(X, np.log([r[2] for r in rows]), rcond=None)
         eN, ed = round(float(coef[1]), 6) + 0.0, round(float(coef[2]), 6) + 0.0
         want = claimed.get(name, (None, None))
-        ok = (eN, ed) == want
         parts.append(
-            Part(
+            decide.exact_comparison(
                 name,
-                "confirmed" if ok else "refuted",
                 f"snapshot bytes ∝ N^{want[0]} d^{want[1]} (plus the d-vector Σα)",
-                {
+                value=(eN, ed),
+                target=want,
+                tol_source="exponents of exact byte counts, rounded to 6 decimals",
+                holds="exact byte counts, log-log least squares",
+                fails="memory grows faster",
+                measured={
                     "exponent of N": Measurement(eN),
                     "exponent of d": Measurement(ed),
                     "bytes at largest N, d": Measurement(rows[-1][2]),
                 },
-                "exact byte counts, log-log least squares" if ok else "memory grows faster",
-                None if ok else {"rows": rows},
+                counterexample={"rows": rows},
             )
         )
     # the O(N) storage computes the same chain as the O(dN) table
     problem = linear_regression_synthetic(40, 3, seed=seed)
     diffs = _storage_equivalence(problem, seed)
-    ok = diffs < 1e-9
     parts.append(
-        Part(
+        decide.exact_comparison(
             "PPU-GLM equivalence",
-            "confirmed" if ok else "refuted",
             "scalar and table snapshots give the same trajectory",
-            {
+            value=diffs,
+            target=0.0,
+            relation="<",
+            tol=1e-9,
+            tol_source="summation-order rounding, ≈ 200 steps × N × ε × |θ|",
+            holds="the scalar (O(N)) and the table (O(Nd)) snapshots give the same trajectory",
+            fails="the O(N) storage is not the same algorithm",
+            measured={
                 "max |Δθ| over 200 steps": Measurement(
                     diffs,
                     note="tolerance 1e-9: summation-order rounding, ≈ 200 steps × N × ε × |θ|",
                 )
             },
-            "" if ok else "the O(N) storage is not the same algorithm",
         )
     )
     return parts, {"Ns": Ns, "ds": ds}

@@ -117,7 +117,7 @@ def rounding_tolerance(scale: float, n_ops: int) -> float:
 
 
 _RELATIONS = {
-    "==": lambda v, t, tol: abs(v - t) <= tol,
+    "==": lambda v, t, tol: v == t if tol == 0 else abs(v - t) <= tol,
     "<=": lambda v, t, tol: v <= t + tol,
     "<": lambda v, t, tol: v < t + tol if tol else v < t,
     ">=": lambda v, t, tol: v >= t - tol,
