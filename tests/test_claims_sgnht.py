@@ -28,6 +28,7 @@ def test_alg2_verdict(result):
     assert result.verdict == "confirmed", result.reading
     assert [p.name for p in result.parts] == ["exact", "trajectories", "A = 0"]
     exact = result.part("exact")
+    assert exact.rule == "exact"  # decided by decide.exact_comparison (issue 12)
     assert exact.measured["mismatches (alg1, reparam, map back, init)"].value == (0, 0, 0, 0)
     traj = result.part("trajectories")
     assert max(traj.measured["max |Δ| / rounding bound"].value.values()) <= 1
