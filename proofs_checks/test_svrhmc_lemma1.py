@@ -72,6 +72,21 @@ LEMMA1 = {
 
 COROLLARY3 = {"L/(nK) = bL/n² at K = n/b": True, "(11)": False}
 
+THEOREM4 = {
+    "γ = Pr(i ∈ I)": True,
+    "Pr(α_t^i = θ_j) = (1 − γ)^{t−j−1}γ": False,  # misses the never-sampled mass
+    "Cauchy": True,
+    "Σ_k (t−j+k+1)(1−γ)^{t−j+k}γ = (1/γ + t − j)(1−γ)^{t−j}": True,
+    "Σ_k (1/γ + k)(1 − γ)^k = (2 − γ)/γ²": True,
+    "bound survives the omitted mass": True,
+    "γ > b/(2n)": True,
+    "8h⁴L²n⁴/b³": True,
+    "rearranged, as printed": False,  # + signs
+    "(27) denominator D − h³L²n⁴/b³": False,  # drops the 8
+    "A ≥ h(D − 8h³L²n⁴/b³)": True,
+    "B² + 4AC ≤ 16h²(n²G² + D²d) (B.4)": True,
+}
+
 
 @pytest.mark.parametrize(
     "build, expected",
@@ -80,8 +95,9 @@ COROLLARY3 = {"L/(nK) = bL/n² at K = n/b": True, "(11)": False}
         (pr.theorem2_steps, THEOREM2),
         (pr.lemma1_steps, LEMMA1),
         (pr.corollary3_steps, COROLLARY3),
+        (pr.theorem4_steps, THEOREM4),
     ],
-    ids=["B.1 Corollary 2", "B.2 Theorem 2", "B.3 Lemma 1", "Corollary 3"],
+    ids=["B.1 Corollary 2", "B.2 Theorem 2", "B.3 Lemma 1", "Corollary 3", "B.4 Theorem 4"],
 )
 def test_each_step_holds_or_fails_as_read(expect_steps, build, expected):
     expect_steps(build(), expected)
@@ -187,3 +203,38 @@ def test_without_replacement_batches_have_the_finite_population_variance():
     var = sum((ci - cbar) ** 2 for ci in c) / n
     assert mse == Fraction(n**2, b) * Fraction(n - b, n - 1) * var
     assert mse <= Fraction(n**2, b) * Fraction(sum(ci**2 for ci in c), n)
+
+
+def test_b4_alpha_law_counterexample():
+    """n = 2, b = 1, t = 2: α_2^1 = θ_0 unless index 1 was drawn at step 1 (both batches
+    are enumerated), so Pr(α_2^1 = θ_0) = 1/2, not (1 − γ)γ = 1/4 with γ = 1/2."""
+    import itertools
+
+    hits = 0
+    runs = list(itertools.product((0, 1), repeat=2))  # the index drawn at steps 0 and 1
+    for draws in runs:
+        alpha = 0  # α_0 = θ_0 (Algorithm 2, line 3)
+        for step, i in enumerate(draws):
+            if i == 1:
+                alpha = step  # line 10: α_{t+1}^i = θ_t
+        hits += alpha == 0
+    gamma = Fraction(1, 2)
+    assert Fraction(hits, len(runs)) == Fraction(1, 2) != (1 - gamma) * gamma
+    cx = by_name(pr.theorem4_steps())["Pr(α_t^i = θ_j) = (1 − γ)^{t−j−1}γ"].counterexample
+    assert cx["Pr(α_1^i = θ_0)"] == 1 and cx["(1 − γ)^0·γ"] == 1 - (1 - Fraction(1, 3)) ** 2
+
+
+def test_b4_quadratic_counterexamples():
+    """n = 2, b = 1, G = d = D = 1: at h = 1/10 the printed rearranged line is 6/25 > 0 at S = 0;
+    at h = 1/2, L² = 1/8 the leading coefficient 1 − (1 − Dh)² − 8h⁴L²n⁴/b³ = −1/4 while
+    (27)'s denominator D − h³L²n⁴/b³ = 3/4."""
+    n, b, G, d, D = 2, 1, 1, 1, 1
+    h = Fraction(1, 10)
+    assert h**2 * n**2 * G**2 + 2 * D * h * d == Fraction(6, 25)
+    h, L2 = Fraction(1, 2), Fraction(1, 8)
+    assert 1 - (1 - D * h) ** 2 - 8 * h**4 * L2 * n**4 / b**3 == Fraction(-1, 4)
+    assert D - h**3 * L2 * n**4 / b**3 == Fraction(3, 4)
+    steps = by_name(pr.theorem4_steps())
+    assert steps["rearranged, as printed"].counterexample["printed LHS at S = 0"] == Fraction(6, 25)
+    cx = steps["(27) denominator D − h³L²n⁴/b³"].counterexample
+    assert cx["A"] == Fraction(-1, 4) and cx["D − h³L²n⁴/b³"] == Fraction(3, 4)

@@ -14,7 +14,8 @@ sympy, mpmath, numpy and :mod:`fractions`, so the claim modules can call it.
 Modules
 -------
 :mod:`.svrhmc_lemma1`
-    SVRHMC Appendix B.1 (Corollary 2), B.2 (Theorem 2), B.3 (Lemma 1) and Corollary 3.
+    SVRHMC Appendix B.1 (Corollary 2), B.2 (Theorem 2), B.3 (Lemma 1), Corollary 3 and
+    B.4 (Theorem 4, SAGA-HMC).
 :mod:`.svrhmc_splitting`
     SVRHMC §4 eqs. (12)–(18), the symmetric splitting.
 :mod:`.sgnht_fokker_planck`

@@ -1,4 +1,4 @@
-"""SVRHMC (Li et al.) Corollary 2, Theorem 2, Lemma 1 and Corollary 3, step by step (Appendix B).
+"""SVRHMC (Li et al.) Corollary 2, Theorems 2 and 4, Lemma 1, Corollary 3, step by step (App. B).
 
 The text was extracted from the PDF; the displays of Appendix B are legible, and the
 reconstructions below are the printed formulas with the LaTeX restored:
@@ -29,6 +29,12 @@ What fails
   steps hold only for a flat prior (Algorithms 1–4 put the prior gradient into ``∇̃``,
   so B.2's ``Δ`` is unaffected, but the bound ``‖∇f‖ ≤ nG`` used for the ``p`` recursion is).
 
+* **B.4** (Theorem 4): the law ``Pr(α_t^i = θ_j) = (1 − γ)^{t−j−1}γ`` omits the mass
+  ``(1 − γ)^t`` of never-sampled indices (the final staleness bound survives it); the
+  rearranged quadratic is printed with ``+`` signs (unsatisfiable at S = 0); and (27)'s
+  denominator ``D − h³L²n⁴/b³`` drops the 8 of ``8h⁴L²n⁴/b³`` (corrected:
+  ``D − 8h³L²n⁴/b³``).
+
 Everything else holds (B.2's ``≲`` with explicit constants: ``√(S/T) ≤ 3√(n²G² + D²d)/(D −
 L²n²K²h³/b)``).
 """
@@ -57,6 +63,7 @@ __all__ = [
     "r_hmc",
     "r_ld",
     "theorem2_steps",
+    "theorem4_steps",
 ]
 
 n, b, K, d, L, h, D, G = sp.symbols("n b K d L h D G", positive=True)
@@ -744,3 +751,180 @@ def corollary3_steps() -> list[Step]:
             POINTS,
         ),
     ]
+
+
+# ======================================================================================
+# B.4: Theorem 4 (SAGA-HMC)
+# ======================================================================================
+
+
+def theorem4_steps() -> list[Step]:
+    """B.4 (proof of Theorem 4, SAGA-HMC), from (26) to (27), step by step.
+
+    B.4 follows B.2 with the snapshot ``α_t^i`` of Algorithm 2 in place of ``w``;
+    ``γ = 1 − (1 − 1/n)^b`` is the probability that index i is in a batch of b draws
+    *with replacement* (Algorithm 2 line 6 says "a set |I| = b", for which it is b/n;
+    both are ≥ b/(2n), so the conclusion is unaffected).
+    """
+    steps: list[Step] = []
+    nn, bb = 3, 2
+    tuples = list(itertools.product(range(nn), repeat=bb))
+    p_in = Fraction(sum(1 for t in tuples if 0 in t), len(tuples))
+    gamma = 1 - (1 - Fraction(1, nn)) ** bb
+    steps.append(
+        Step(
+            "γ = Pr(i ∈ I)",
+            "B.4: γ = 1 − (1 − 1/n)^b",
+            p_in == gamma,
+            f"n = 3, b = 2 with replacement: {p_in} = {gamma} (a subset would give b/n = 2/3)",
+        )
+    )
+    # the law of α_t^i: at t = 1, α_1^i = θ_0 whatever was sampled at step 0
+    steps.append(
+        Step(
+            "Pr(α_t^i = θ_j) = (1 − γ)^{t−j−1}γ",
+            "B.4, second equality of the E‖θ_t − α_t^i‖² display",
+            False,
+            "omits the never-sampled mass (1 − γ)^t at j = 0 (α_0^i = θ_0, Algorithm 2 line 3): "
+            "the printed probabilities sum to 1 − (1 − γ)^t",
+            {"n, b": (nn, bb), "t": 1, "j": 0, "Pr(α_1^i = θ_0)": 1, "(1 − γ)^0·γ": gamma},
+        )
+    )
+    x = sp.symbols("x0:3", real=True)
+    steps.append(
+        certified(
+            "Cauchy",
+            "B.4: ‖p_t + … + p_{j+1}‖² ≤ (t − j)Σ‖p_m‖² (t − j = 3 shown)",
+            3 * sum(xi**2 for xi in x) - sum(x) ** 2,
+            sum((x[i] - x[j]) ** 2 for i in range(3) for j in range(i + 1, 3)),
+            "Σ_{i<j}(x_i − x_j)²",
+        )
+    )
+    g, a, c = sp.symbols("gamma a c", positive=True)
+    f_tel = (1 / g + a) * (1 - g) ** a
+    steps.append(
+        identity(
+            "Σ_k (t−j+k+1)(1−γ)^{t−j+k}γ = (1/γ + t − j)(1−γ)^{t−j}",
+            "B.4: 'a weighted summation of geometric series' (printed '<')",
+            sp.powsimp(sp.expand(f_tel - f_tel.subs(a, a + 1))),
+            sp.powsimp(sp.expand((a + 1) * (1 - g) ** a * g)),
+            "telescoping F(a) − F(a + 1) = (a + 1)(1 − γ)^aγ with F(a) = (1/γ + a)(1 − γ)^a → 0: "
+            "the printed '<' holds with equality",
+        )
+    )
+    F_tel = (c + a) / g + (1 - g) / g**2
+    steps.append(
+        identity(
+            "Σ_k (1/γ + k)(1 − γ)^k = (2 − γ)/γ²",
+            "B.4: Σ_{j≥t}(1/γ + j − t)(1 − γ)^{j−t} ≤ 2/γ²",
+            sp.expand(F_tel - (1 - g) * F_tel.subs(a, a + 1)),
+            c + a,
+            "telescoping with F(k) = (1 − γ)^k[(c + k)/γ + (1 − γ)/γ²], so the sum is "
+            "c/γ + (1 − γ)/γ², = (2 − γ)/γ² ≤ 2/γ² at c = 1/γ",
+        )
+    )
+    # true law: per t ≥ m, the weight of p_m is Σ_{j<m}(t − j)γq^{t−j−1} + t·q^t (never
+    # sampled, α = θ_0), which telescopes to (1/γ + t − m)q^{t−m} − q^t/γ ≤ B.4's weight
+    qg = 1 - g
+    ok = all(
+        is_zero(
+            sum((t - j) * g * qg ** (t - j - 1) for j in range(m))
+            + t * qg**t
+            - ((1 / g + t - m) * qg ** (t - m) - qg**t / g)
+        )
+        for m in range(1, 5)
+        for t in range(m, m + 5)
+    )
+    steps.append(
+        Step(
+            "bound survives the omitted mass",
+            "B.4: Σ_t E_i‖θ_t − α_t^i‖² ≤ (2/γ²)h²Σ_tE‖p_t‖²",
+            ok,
+            "with the never-sampled mass the weight of E‖p_m‖² at each t ≥ m is "
+            "(1/γ + t − m)(1 − γ)^{t−m} − (1 − γ)^t/γ, below B.4's (1/γ + t − m)(1 − γ)^{t−m} "
+            "(identity in γ, 1 ≤ m ≤ 4, m ≤ t < m + 5): the conclusion holds",
+        )
+    )
+    bern = all(
+        (1 - Fraction(1, N)) ** B <= 1 / (1 + Fraction(B, N - 1))
+        and 1 - (1 - Fraction(1, N)) ** B > Fraction(B, 2 * N)
+        for N in range(2, 31)
+        for B in range(1, N + 1)
+    )
+    steps.append(
+        Step(
+            "γ > b/(2n)",
+            "B.4: (1 − 1/n)^b ≤ 1/(1 + b/(n−1)), so γ ≥ b/(n − 1 + b) > b/(2n)",
+            bern,
+            "exact for 2 ≤ n ≤ 30, 1 ≤ b ≤ n (Bernoulli; n + 1 > b)",
+        )
+    )
+    S = sp.Symbol("S", positive=True)
+    steps.append(
+        identity(
+            "8h⁴L²n⁴/b³",
+            "B.4: h²ΣE‖Δ‖² ≤ h²(L²n²/b)(8h²n²/b²)S",
+            h**2 * (L**2 * n**2 / b) * (8 * h**2 * n**2 / b**2) * S,
+            8 * h**4 * L**2 * n**4 / b**3 * S,
+            "(26), the staleness bound, γ > b/(2n)",
+        )
+    )
+    cS = 8 * L**2 * n**4 / b**3
+    A = 1 - (1 - D * h) ** 2 - cS * h**4
+    Bq = 2 * n * G * h * (1 - D * h)
+    Cq = h**2 * n**2 * G**2 + 2 * D * h * d
+    pt0 = {n: 2, b: 1, G: 1, d: 1, D: 1, h: sp.Rational(1, 10), L: 1}
+    steps.append(
+        Step(
+            "rearranged, as printed",
+            "B.4: (1 − (1 − Dh)² − 8h⁴L²n⁴/b³)S/T + 2nGh(1 − Dh)√(S/T) + (h²n²G² + 2Dhd) ≤ 0",
+            False,
+            "sign typo: the rearrangement of the grand sum gives −2nGh(1 − Dh)√(S/T) − (…) ≤ 0 "
+            "(as in B.2); S = 0 satisfies the grand sum but not the printed line",
+            {
+                "point": {str(k): str(v) for k, v in pt0.items()},
+                "S": 0,
+                "printed LHS at S = 0": Cq.subs(pt0),
+                "required": "≤ 0",
+            },
+        )
+    )
+    pt = {n: 2, b: 1, G: 1, d: 1, D: 1, h: sp.Rational(1, 2), L: sp.sqrt(2) / 4}
+    printed_den = D - h**3 * L**2 * n**4 / b**3
+    steps.append(
+        Step(
+            "(27) denominator D − h³L²n⁴/b³",
+            "(27): √(S/T) ≲ √(n²G² + D²d)/(D − h³L²n⁴b⁻³)",
+            False,
+            "the quadratic's leading coefficient is A = h(2D − D²h − 8h³L²n⁴/b³): the 8 is "
+            "dropped. Where A ≤ 0 < D − h³L²n⁴/b³ the quadratic bounds nothing while (27) is "
+            "finite, so no constant absorbs it",
+            {
+                "point": {str(k): str(v) for k, v in pt.items()},
+                "A": A.subs(pt),
+                "D − h³L²n⁴/b³": printed_den.subs(pt),
+                "Dh": "1/2 < 1, D ≥ 1",
+            },
+        )
+    )
+    e_sub = {h: 1 / (D * (1 + e))}
+    steps.append(
+        certified(
+            "A ≥ h(D − 8h³L²n⁴/b³)",
+            "(27) corrected: denominator D − 8h³L²n⁴/b³",
+            A - h * (D - cS * h**3),
+            e / (1 + e) ** 2,
+            "gap = Dh(1 − Dh) ≥ 0 (Dh < 1)",
+            substitution=e_sub,
+        )
+    )
+    steps.append(
+        certified(
+            "B² + 4AC ≤ 16h²(n²G² + D²d) (B.4)",
+            "(27), numerator",
+            16 * h**2 * (n**2 * G**2 + D**2 * d) - (Bq**2 + 4 * A * Cq),
+            12 * h**2 * n**2 * G**2 + 8 * D**3 * h**3 * d + 4 * cS * h**4 * Cq,
+            "as in B.2, with c = 8L²n⁴/b³",
+        )
+    )
+    return steps
