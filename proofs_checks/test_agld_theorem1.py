@@ -92,3 +92,15 @@ def test_lmc_w2_is_exact_gaussian_w2():
     var = sum(2 * eta * (1 - eta * mu) ** (2 * j) for j in range(k))
     w2 = math.sqrt(mean**2 + (math.sqrt(var) - math.sqrt(1 / mu)) ** 2)
     assert abs(pr.lmc_w2(x0, mu, eta, k) - w2) < 1e-14
+
+
+def test_windows_agree_with_the_exact_staleness_module():
+    """Two derivations of the same worst cases: exact.staleness maximises over the pass
+    alignment of the first-to-last gap, proofs.agld_theorem1 over every pair of positions
+    (RR) or by simulating the cyclic stream (CA)."""
+    from sgmcmc_verify.exact.staleness import ca_worst_staleness, rr_worst_staleness
+
+    for N in range(1, 13):
+        for n in range(1, N + 1):
+            assert pr.rr_window(N, n) == rr_worst_staleness(N, n), (N, n)
+            assert pr.ca_window(N, n) == ca_worst_staleness(N, n), (N, n)
