@@ -8,6 +8,7 @@ re-derived below in floating point from the printed recursions, independently of
 import math
 
 import numpy as np
+import pytest
 from scipy.linalg import solve_discrete_lyapunov
 
 from sgmcmc_verify.proofs import by_name
@@ -25,18 +26,23 @@ EXPECTED = {
 }
 
 
-def test_each_step_holds_or_fails_as_read(expect_steps):
-    expect_steps(pr.splitting_steps(), EXPECTED)
+@pytest.fixture(scope="module")
+def steps():
+    return pr.splitting_steps()
 
 
-def test_algorithm3_line9_counterexample():
+def test_each_step_holds_or_fails_as_read(steps, expect_steps):
+    expect_steps(steps, EXPECTED)
+
+
+def test_algorithm3_line9_counterexample(steps):
     """t = 0, K = 2, k = 1: line 9 uses p_0 = 0 (line 2) where (17) needs p_1; D = 1, h = 0.1."""
     D, h, p0, p1, grad, noise = 1.0, 0.1, 0.0, 1.0, 0.0, 0.0
     e = math.exp(-D * h / 2)
     printed = e * (e * p0 - h * grad + math.sqrt(2 * D * h) * noise)
     eq17 = e * (e * p1 - h * grad + math.sqrt(2 * D * h) * noise)
     assert printed == 0.0 and abs(eq17 - math.exp(-0.1)) < 1e-15
-    cx = by_name(pr.splitting_steps())["Algorithm 3 line 9 = (17)"].counterexample
+    cx = by_name(steps)["Algorithm 3 line 9 = (17)"].counterexample
     assert cx["lhs"] == 0 and abs(float(cx["rhs"]) - eq17) < 1e-15
 
 
