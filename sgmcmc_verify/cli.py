@@ -241,7 +241,8 @@ def _parser() -> argparse.ArgumentParser:
         description="FUNCTION is a SampleFunction sample(problem, h, n_steps, n_chains, seed) "
         "-> (chains, draws, d), or with --mode step a StepFunction (see the README).  MODULE "
         "is imported with the current directory first on sys.path.  Without --algorithm the "
-        "draws are checked for consistency with the exact target (no reference scheme).",
+        "implementation is judged against the exact target alone, with no reference scheme "
+        "(--mode step: the exact law of your step, found by probing it).",
     )
     v.add_argument("target", metavar="MODULE:FUNCTION")
     v.add_argument("--algorithm", default=None, help="registry name, e.g. sgld (optional)")
