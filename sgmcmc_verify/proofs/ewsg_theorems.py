@@ -83,7 +83,7 @@ def theorem1_steps() -> list[Step]:
         Step(
             "b_i i.i.d. absolutely continuous",
             "Theorem 1, hypothesis",
-            False,
+            not is_zero(sum(bs)),  # a linear relation leaves no joint density
             "Σ_i b_i = 0 identically: b_n = −Σ_{i<n} b_i, so (b_1, …, b_n) has no joint density "
             "and the b_i are not independent (the coherent reading: the ∇V_i are i.i.d.)",
             {"n": 2, "b_2": "−b_1 for every data set", "P(b_1 + b_2 = 0)": 1},

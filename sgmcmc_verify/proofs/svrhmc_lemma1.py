@@ -251,7 +251,7 @@ def corollary2_steps(nn: int = 3, bb: int = 2) -> list[Step]:
         Step(
             "∇f = Σ_j ∇f_j",
             "B.1, text before the display (and eq. (6) with §2's f = Σf_i − log Pr)",
-            False,
+            bool(err.subs(pt) <= 1),  # Corollary 2 at n = b = G = 1: n²G²/b = 1
             "§2's f includes −log Pr(θ) but ∇̃ = (n/b)Σ_{i∈I}∇f_i does not: holds only for a "
             "flat prior; then E‖∇̃ − ∇f‖² = (n²/b)Var + ‖∇log Pr‖²",
             {
@@ -396,7 +396,7 @@ def theorem2_steps() -> list[Step]:
         Step(
             "‖∇f‖ ≤ nG",
             "B.2, sentence after the p recursion",
-            False,
+            bool(abs((G + theta).subs({G: 1, theta: 2})) <= 1),  # ‖∇f(θ)‖ ≤ nG at n = G = 1
             "∇f = Σ∇f_i − ∇log Pr: ‖Σ∇f_i‖ ≤ nG, but the prior gradient is unbounded unless "
             "the prior is flat",
             {
@@ -784,7 +784,7 @@ def theorem4_steps() -> list[Step]:
         Step(
             "Pr(α_t^i = θ_j) = (1 − γ)^{t−j−1}γ",
             "B.4, second equality of the E‖θ_t − α_t^i‖² display",
-            False,
+            gamma == 1,  # the printed Pr(α_1^i = θ_0) = γ against the true value 1
             "omits the never-sampled mass (1 − γ)^t at j = 0 (α_0^i = θ_0, Algorithm 2 line 3): "
             "the printed probabilities sum to 1 − (1 − γ)^t",
             {"n, b": (nn, bb), "t": 1, "j": 0, "Pr(α_1^i = θ_0)": 1, "(1 − γ)^0·γ": gamma},
@@ -878,7 +878,7 @@ def theorem4_steps() -> list[Step]:
         Step(
             "rearranged, as printed",
             "B.4: (1 − (1 − Dh)² − 8h⁴L²n⁴/b³)S/T + 2nGh(1 − Dh)√(S/T) + (h²n²G² + 2Dhd) ≤ 0",
-            False,
+            bool(Cq.subs(pt0) <= 0),  # the printed line at S = 0
             "sign typo: the rearrangement of the grand sum gives −2nGh(1 − Dh)√(S/T) − (…) ≤ 0 "
             "(as in B.2); S = 0 satisfies the grand sum but not the printed line",
             {
@@ -895,7 +895,7 @@ def theorem4_steps() -> list[Step]:
         Step(
             "(27) denominator D − h³L²n⁴/b³",
             "(27): √(S/T) ≲ √(n²G² + D²d)/(D − h³L²n⁴b⁻³)",
-            False,
+            not (A.subs(pt) <= 0 < printed_den.subs(pt)),  # no bound, yet (27) finite
             "the quadratic's leading coefficient is A = h(2D − D²h − 8h³L²n⁴/b³): the 8 is "
             "dropped. Where A ≤ 0 < D − h³L²n⁴/b³ the quadratic bounds nothing while (27) is "
             "finite, so no constant absorbs it",
