@@ -289,6 +289,24 @@ def _coefficient_count(KK: int, TT: int) -> int:
     return max(count)
 
 
+def _quadratic(c: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """``A, B, C`` of the momentum quadratic ``A·S/T − B√(S/T) − C ≤ 0`` (B.2, B.4)."""
+    A = 1 - (1 - D * h) ** 2 - c * h**4
+    return A, 2 * n * G * h * (1 - D * h), h**2 * n**2 * G**2 + 2 * D * h * d
+
+
+def _quadratic_certificates(c: sp.Expr, names: tuple[str, str], eqs: tuple[str, str]) -> list[Step]:
+    """``A ≥ h(D − ch³)`` (needs Dh < 1) and ``B² + 4AC ≤ 16h²(n²G² + D²d)`` for ``c``."""
+    A, B, C = _quadratic(c)
+    return [
+        certified(names[0], eqs[0], A - h * (D - c * h**3), e / (1 + e) ** 2,
+                  "gap = Dh(1 − Dh) ≥ 0 (Dh < 1)", substitution=DH_BELOW_1),
+        certified(names[1], eqs[1], 16 * h**2 * (n**2 * G**2 + D**2 * d) - (B**2 + 4 * A * C),
+                  12 * h**2 * n**2 * G**2 + 8 * D**3 * h**3 * d + 4 * c * h**4 * C,
+                  "gap = 12h²n²G² + 8D³h³d + 4ch⁴C, every term positive"),
+    ]  # fmt: skip
+
+
 def theorem2_steps() -> list[Step]:
     """B.2 (proof of Theorem 2), eqs. (20)–(25), step by step.
 
@@ -438,9 +456,7 @@ def theorem2_steps() -> list[Step]:
         )
     )
     # -- (23): the quadratic
-    A = 1 - (1 - D * h) ** 2 - cK * h**4
-    Bq = 2 * n * G * h * (1 - D * h)
-    Cq = h**2 * n**2 * G**2 + 2 * D * h * d
+    A, Bq, Cq = _quadratic(cK)
     Q = n**2 * G**2 + D**2 * d
     steps.append(
         identity(
@@ -453,16 +469,6 @@ def theorem2_steps() -> list[Step]:
     )
     steps.append(
         certified(
-            "A ≥ h(D − ch³)",
-            "(23), the denominator D − L²n²K²h³/b",
-            A - h * (D - cK * h**3),
-            e / (1 + e) ** 2,
-            "gap = Dh(1 − Dh) ≥ 0 (Dh < 1)",
-            substitution=DH_BELOW_1,
-        )
-    )
-    steps.append(
-        certified(
             "B ≤ 2nGh",
             "(23), numerator nG",
             2 * n * G * h - Bq,
@@ -470,15 +476,13 @@ def theorem2_steps() -> list[Step]:
             "gap = 2nGDh²",
         )
     )
-    steps.append(
-        certified(
-            "B² + 4AC ≤ 16h²(n²G² + D²d)",
-            "(23), numerator √(n²G² + D²d)",
-            16 * h**2 * Q - (Bq**2 + 4 * A * Cq),
-            12 * h**2 * n**2 * G**2 + 8 * D**3 * h**3 * d + 4 * cK * h**4 * Cq,
-            "gap = 12h²n²G² + 8D³h³d + 4ch⁴C, every term positive",
-        )
+    a_step, numerator_step = _quadratic_certificates(
+        cK,
+        ("A ≥ h(D − ch³)", "B² + 4AC ≤ 16h²(n²G² + D²d)"),
+        ("(23), the denominator D − L²n²K²h³/b", "(23), numerator √(n²G² + D²d)"),
     )
+    steps.insert(-1, a_step)  # the paper's order: A, then B, then the numerator
+    steps.append(numerator_step)
     root = (Bq + sp.sqrt(Bq**2 + 4 * A * Cq)) / (2 * A)
     steps.append(
         identity(
@@ -870,9 +874,7 @@ def theorem4_steps() -> list[Step]:
         )
     )
     cS = 8 * L**2 * n**4 / b**3
-    A = 1 - (1 - D * h) ** 2 - cS * h**4
-    Bq = 2 * n * G * h * (1 - D * h)
-    Cq = h**2 * n**2 * G**2 + 2 * D * h * d
+    A, _, Cq = _quadratic(cS)
     pt0 = {n: 2, b: 1, G: 1, d: 1, D: 1, h: sp.Rational(1, 10), L: 1}
     steps.append(
         Step(
@@ -907,24 +909,9 @@ def theorem4_steps() -> list[Step]:
             },
         )
     )
-    e_sub = {h: 1 / (D * (1 + e))}
-    steps.append(
-        certified(
-            "A ≥ h(D − 8h³L²n⁴/b³)",
-            "(27) corrected: denominator D − 8h³L²n⁴/b³",
-            A - h * (D - cS * h**3),
-            e / (1 + e) ** 2,
-            "gap = Dh(1 − Dh) ≥ 0 (Dh < 1)",
-            substitution=e_sub,
-        )
-    )
-    steps.append(
-        certified(
-            "B² + 4AC ≤ 16h²(n²G² + D²d) (B.4)",
-            "(27), numerator",
-            16 * h**2 * (n**2 * G**2 + D**2 * d) - (Bq**2 + 4 * A * Cq),
-            12 * h**2 * n**2 * G**2 + 8 * D**3 * h**3 * d + 4 * cS * h**4 * Cq,
-            "as in B.2, with c = 8L²n⁴/b³",
-        )
+    steps += _quadratic_certificates(
+        cS,
+        ("A ≥ h(D − 8h³L²n⁴/b³)", "B² + 4AC ≤ 16h²(n²G² + D²d) (B.4)"),
+        ("(27) corrected: denominator D − 8h³L²n⁴/b³", "(27), numerator"),
     )
     return steps
