@@ -289,6 +289,18 @@ def _coefficient_count(KK: int, TT: int) -> int:
     return max(count)
 
 
+def _cauchy(name: str, equation: str, m: int = 3) -> Step:
+    """``m Σx_j² − (Σx_j)² = Σ_{i<j}(x_i − x_j)² ≥ 0``: Cauchy's inequality for m terms."""
+    x = sp.symbols(f"x0:{m}", real=True)
+    return certified(
+        name,
+        equation,
+        m * sum(xi**2 for xi in x) - sum(x) ** 2,
+        sum((x[i] - x[j]) ** 2 for i in range(m) for j in range(i + 1, m)),
+        f"m Σx_j² − (Σx_j)² = Σ_{{i<j}}(x_i − x_j)² (m = {m} shown)",
+    )
+
+
 def _quadratic(c: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """``A, B, C`` of the momentum quadratic ``A·S/T − B√(S/T) − C ≤ 0`` (B.2, B.4)."""
     A = 1 - (1 - D * h) ** 2 - c * h**4
@@ -365,15 +377,8 @@ def theorem2_steps() -> list[Step]:
         )
     )
     # -- (22): Cauchy over the epoch, then counting multiplicities
-    x = sp.symbols("x0:3", real=True)
     steps.append(
-        certified(
-            "(22) Cauchy",
-            "(22), second inequality: ‖Σ_{j} δ_j‖² ≤ m Σ‖δ_j‖², m ≤ K",
-            3 * sum(xi**2 for xi in x) - sum(x) ** 2,
-            sum((x[i] - x[j]) ** 2 for i in range(3) for j in range(i + 1, 3)),
-            "m Σx_j² − (Σx_j)² = Σ_{i<j}(x_i − x_j)² (m = 3 shown; m = t − ⌊t/K⌋K ≤ K − 1)",
-        )
+        _cauchy("(22) Cauchy", "(22), second inequality: ‖Σ_j δ_j‖² ≤ mΣ‖δ_j‖², m ≤ K − 1 ≤ K")
     )
     worst = max(_coefficient_count(KK, TT) / KK for KK in range(1, 7) for TT in range(1, 25))
     steps.append(
@@ -794,16 +799,7 @@ def theorem4_steps() -> list[Step]:
             {"n, b": (nn, bb), "t": 1, "j": 0, "Pr(α_1^i = θ_0)": 1, "(1 − γ)^0·γ": gamma},
         )
     )
-    x = sp.symbols("x0:3", real=True)
-    steps.append(
-        certified(
-            "Cauchy",
-            "B.4: ‖p_t + … + p_{j+1}‖² ≤ (t − j)Σ‖p_m‖² (t − j = 3 shown)",
-            3 * sum(xi**2 for xi in x) - sum(x) ** 2,
-            sum((x[i] - x[j]) ** 2 for i in range(3) for j in range(i + 1, 3)),
-            "Σ_{i<j}(x_i − x_j)²",
-        )
-    )
+    steps.append(_cauchy("Cauchy", "B.4: ‖p_t + … + p_{j+1}‖² ≤ (t − j)Σ‖p_m‖²"))
     g, a, c = sp.symbols("gamma a c", positive=True)
     f_tel = (1 / g + a) * (1 - g) ** a
     steps.append(
