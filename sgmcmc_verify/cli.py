@@ -692,6 +692,9 @@ def _validate(args: argparse.Namespace) -> int:
             seed=args.seed, timeout=args.timeout, hs=tuple(args.h) if args.h else None,
             **{k: v for k, v in step_only.items() if v is not None},
         )  # fmt: skip
+    except validation.ImplementationError as err:  # the user's function failed: an error
+        _say(f"sgmcmc-verify: validation error: {err}".splitlines()[0], err=True)
+        return EXIT_FAILED
     except (ValueError, TypeError, KeyError) as err:  # bad algorithm, params, h (one line)
         raise UsageError(str(err).strip("'\"")) from None
     _say(rep.to_json() if args.json else rep.to_markdown())

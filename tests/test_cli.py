@@ -489,6 +489,13 @@ def test_validate_a_step_without_a_reference(tmp_path, capsys, function, extra, 
     assert fragment in out
 
 
+def test_a_step_function_that_raises_is_a_one_line_error_verdict(tmp_path, capsys):
+    (tmp_path / "steps.py").write_text("def step(state, h):\n    return state\n")
+    code, _, err = _main(capsys, "validate", f"{tmp_path / 'steps.py'}:step", "--mode", "step")
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("sgmcmc-verify: validation error: raised TypeError: step() got an")
+
+
 def test_step_options_need_step_mode(zeros_module, capsys):
     code, _, err = _main(capsys, "validate", zeros_module, "--state", "theta", "p")
     _one_line_error(code, err, "--state needs --mode step")
