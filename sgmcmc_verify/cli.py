@@ -119,24 +119,15 @@ def _seed(text: str) -> int:
     return value
 
 
-def _finite_positive(what: str) -> Callable[[str], float]:
-    """An argparse type: a finite positive float, else ``expected <what>, got '<text>'``."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"{what}, got {text!r}")
-        return value
-
-    return parse
-
-
-#: Step sizes: finite positive numbers (h = 0, h < 0, NaN, inf are bad input, issue 11).
-_step_size = _finite_positive("step sizes must be finite positive numbers")
-_seconds = _finite_positive("expected a positive number of seconds")
+def _seconds(text: str) -> float:
+    """A timeout: a finite positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def _param(text: str) -> tuple[str, Any]:
@@ -152,12 +143,14 @@ def _param(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def _distinct(values: Sequence[float], what: str) -> None:
-    seen = set()
-    for v in values:
-        if v in seen:
-            raise UsageError(f"{what} {v:g} is given twice; give each step size once")
-        seen.add(v)
+def _step_sizes(hs: Sequence[float]) -> None:
+    """h ≤ 0, NaN, inf and duplicates are bad input (issue 11), in the API's own words."""
+    from .validation.core import check_step_sizes
+
+    try:
+        check_step_sizes(hs)
+    except ValueError as err:
+        raise UsageError(f"--h: {err}") from None
 
 
 # -- the parser ------------------------------------------------------------------------
@@ -252,7 +245,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a registry parameter (repeatable); VALUE is a Python literal, else a string",
     )  # fmt: skip
     v.add_argument(
-        "--h", type=_step_size, nargs="+", default=None, metavar="H",
+        "--h", type=float, nargs="+", default=None, metavar="H",
         help="step sizes to test (default: the harness's, per family)",
     )  # fmt: skip
     v.add_argument(
@@ -281,7 +274,7 @@ def _parser() -> argparse.ArgumentParser:
     vs.add_argument("files", nargs="+", metavar="FILE")
     vs.add_argument("--algorithm", required=True, help="registry name, e.g. sgld")
     vs.add_argument(
-        "--h", type=_step_size, nargs="+", required=True, metavar="H",
+        "--h", type=float, nargs="+", required=True, metavar="H",
         help="step size of each FILE, in order (distinct, finite, positive)",
     )  # fmt: skip
     vs.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -678,7 +671,7 @@ def _validate(args: argparse.Namespace) -> int:
             raise UsageError(f"--param {key} is given twice")
         params[key] = value
     if args.h is not None:
-        _distinct(args.h, "--h")
+        _step_sizes(args.h)
     step_only = {"state": tuple(args.state) if args.state else None, "noise_dim": args.noise_dim}
     for option, value in step_only.items():
         if value is not None and args.mode != "step":
@@ -706,7 +699,7 @@ def _validate_samples(args: argparse.Namespace) -> int:
         raise UsageError(
             f"give one --h per FILE ({len(args.files)} files, {len(args.h)} step sizes)"
         )
-    _distinct(args.h, "--h")
+    _step_sizes(args.h)  # before the files are paired with them: a duplicate loses a file
     from .validation import cli_validate_samples
 
     code, text = cli_validate_samples(

@@ -418,11 +418,12 @@ def zeros_module(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("extra", "fragment"),
     [
-        (("--h", "0"), "step sizes must be finite positive numbers, got '0'"),
-        (("--h", "-0.1"), "step sizes must be finite positive numbers, got '-0.1'"),
-        (("--h", "nan"), "step sizes must be finite positive numbers, got 'nan'"),
-        (("--h", "inf"), "step sizes must be finite positive numbers, got 'inf'"),
-        (("--h", "0.1", "0.1"), "--h 0.1 is given twice"),
+        (("--h", "0"), "--h: step size h = 0.0 is not a positive finite number"),
+        (("--h", "-0.1"), "--h: step size h = -0.1 is not a positive finite number"),
+        (("--h", "nan"), "--h: step size h = nan is not a positive finite number"),
+        (("--h", "inf"), "--h: step size h = inf is not a positive finite number"),
+        (("--h", "0.1", "0.1"), "--h: duplicate step sizes in [0.1, 0.1]"),
+        (("--h", "abc"), "argument --h: invalid float value: 'abc'"),
         (("--param", "n=-3"), "n (batch size) must be >= 1, got -3"),
         (("--param", "bogus=1"), "unknown parameter(s) ['bogus'] for sgld"),
         (("--param", "novalue"), "--param expects KEY=VALUE"),
@@ -519,11 +520,11 @@ def zeros_npy(tmp_path):
 @pytest.mark.parametrize(
     ("h", "fragment"),
     [
-        (("0",), "step sizes must be finite positive numbers, got '0'"),
-        (("-0.2",), "step sizes must be finite positive numbers, got '-0.2'"),
-        (("nan",), "step sizes must be finite positive numbers, got 'nan'"),
-        (("inf",), "step sizes must be finite positive numbers, got 'inf'"),
-        (("=-inf",), "step sizes must be finite positive numbers, got '-inf'"),
+        (("0",), "--h: step size h = 0.0 is not a positive finite number"),
+        (("-0.2",), "--h: step size h = -0.2 is not a positive finite number"),
+        (("nan",), "--h: step size h = nan is not a positive finite number"),
+        (("inf",), "--h: step size h = inf is not a positive finite number"),
+        (("=-inf",), "--h: step size h = -inf is not a positive finite number"),
         (("0.2", "0.1"), "give one --h per FILE (1 files, 2 step sizes)"),
     ],
 )
@@ -537,7 +538,7 @@ def test_validate_samples_duplicate_h_no_longer_drops_a_file(zeros_npy, capsys):
     code, _, err = _main(
         capsys, "validate-samples", zeros_npy, zeros_npy, "--algorithm", "sgld", "--h", "0.1", "0.1"
     )
-    _one_line_error(code, err, "--h 0.1 is given twice")
+    _one_line_error(code, err, "--h: duplicate step sizes in [0.1, 0.1]")
 
 
 def test_validate_samples_huge_h_does_not_pass(zeros_npy, capsys):

@@ -190,6 +190,7 @@ def test_csv_that_is_not_utf8(tmp_path):
 
 
 def test_missing_directory_and_unknown_extension(tmp_path):
+    assert "cannot read" not in _refused(tmp_path, "not a regular file")
     _refused(tmp_path / "none.npy", "no such file")
     _refused(tmp_path, "not a regular file")
     other = tmp_path / "s.txt"

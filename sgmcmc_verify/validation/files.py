@@ -161,6 +161,8 @@ def load_samples(path: str | Path, *, key: str | None = None) -> dict[str, np.nd
         if not path.is_file():  # a directory, a FIFO (which would block), a device
             raise SampleFileError(f"{name}: not a regular file")
         size = path.stat().st_size
+    except SampleFileError:
+        raise
     except (OSError, ValueError) as err:  # ValueError: a NUL byte in the name
         raise SampleFileError(f"{name}: cannot read ({_first_line(err)})") from None
     if size == 0:
