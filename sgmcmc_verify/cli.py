@@ -264,6 +264,24 @@ def _parser() -> argparse.ArgumentParser:
     profile_seed(v, "for the validation")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
 
+    pr = cmd(
+        "problem",
+        "the validation problem an algorithm's sample files must come from (JSON or .npz)",
+        description="Everything another language needs to write files for validate-samples: "
+        "the target (centres, precisions, prior), θ0 = 0, the registry parameters (batch, "
+        "friction), the step sizes, the steps to run and the layout.  Printed as JSON, or "
+        "written to --export FILE.json / FILE.npz.",
+    )
+    pr.add_argument("algorithm", metavar="ALGORITHM", help="registry name, e.g. sgld")
+    pr.add_argument(
+        "--param", type=_param, action="append", default=[], metavar="KEY=VALUE",
+        help="a registry parameter overriding the harness's (repeatable)",
+    )  # fmt: skip
+    pr.add_argument("--profile", choices=PROFILES, default="quick",
+                    help="sets the recommended chains and steps")  # fmt: skip
+    pr.add_argument("--export", type=Path, default=None, metavar="FILE",
+                    help="write FILE.json or FILE.npz instead of printing")  # fmt: skip
+
     vs = cmd(
         "validate-samples",
         "validate draws from files (.npy, .npz, .csv, ArviZ .nc; chains × draws × dims)",
@@ -663,13 +681,103 @@ def load_target(target: str) -> Callable[..., Any]:
     return fn
 
 
-def _validate(args: argparse.Namespace) -> int:
-    """``sgmcmc-verify validate``: 0 pass, 1 fail or error, 2 bad input."""
+def _params(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
     params: dict[str, Any] = {}
-    for key, value in args.param:
+    for key, value in pairs:
         if key in params:
             raise UsageError(f"--param {key} is given twice")
         params[key] = value
+    return params
+
+
+def problem_document(algorithm: str, params: dict[str, Any], profile: str) -> dict[str, Any]:
+    """What files for ``validate-samples ALGORITHM`` must hold, as plain data.
+
+    The target is :func:`sgmcmc_verify.validation.targets.problem_step` (its potential
+    ``U(θ) = ½(θ−μ₀)ᵀΛ₀(θ−μ₀) + Σᵢ ½(θ−cᵢ)ᵀΛᵢ(θ−cᵢ)``), the parameters those of
+    :func:`~sgmcmc_verify.validation.targets.step_params`; the draws after
+    ``ceil(BURN_TIME / h)`` steps are compared with the exact law at those steps.
+    """
+    import math
+
+    from . import registry
+    from .validation import core, targets
+
+    spec = registry.get(algorithm)
+    core._check_params(algorithm, params)  # ValueError (one line) on unknown/invalid ones
+    plan = targets.plan(algorithm, params)
+    prob = targets.problem_step()
+    cfg = core.PROFILES[profile]
+    burn = {h: math.ceil(targets.BURN_TIME / h) for h in plan.hs}
+    state = ["theta"] if spec.family == "overdamped" else ["theta", "p"]
+    return {
+        "algorithm": algorithm,
+        "scheme": {"id": spec.alg_id, "family": spec.family, "citation": spec.citation},
+        "params": plan.params,
+        "problem": {
+            "name": prob.name,
+            "N": prob.N,
+            "d": prob.d,
+            "potential": "U(θ) = ½(θ−μ₀)ᵀΛ₀(θ−μ₀) + Σ_i ½(θ−c_i)ᵀΛ_i(θ−c_i), i = 1..N",
+            "component_gradient": "∇f_i(θ) = Λ_i (θ − c_i); prior gradient Λ₀ (θ − μ₀)",
+            "centres": prob.centres.tolist(),
+            "precisions": prob.precisions.tolist(),
+            "prior_precision": prob.prior_precision.tolist(),
+            "prior_mean": prob.prior_mean.tolist(),
+            "target_mean": prob.exact["mean"].value.tolist(),
+            "target_cov": prob.exact["cov"].value.tolist(),
+        },
+        "initial_state": {k: [0.0] * prob.d for k in state},
+        "step_sizes": list(plan.hs),
+        "burn_in_steps": {f"{h:g}": burn[h] for h in plan.hs},
+        "recommended": {
+            "chains": cfg["chains"],
+            "steps": {f"{h:g}": burn[h] + math.ceil(cfg["window_time"] / h) for h in plan.hs},
+        },
+        "layout": "one file per step size, arrays (chains, steps, d): draw t is the state after "
+        "t + 1 steps, every step kept (burn-in included); .npy holds θ, .npz may add p and xi, "
+        ".csv has columns chain,draw,theta[0],...,p[0],...,xi",
+    }
+
+
+def _problem(args: argparse.Namespace) -> int:
+    """``sgmcmc-verify problem ALG [--export FILE]``."""
+    try:
+        doc = problem_document(args.algorithm, _params(args.param), args.profile)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    if args.export is None:
+        _say(text)
+        return EXIT_OK
+    suffix = args.export.suffix.lower()
+    if suffix not in (".json", ".npz"):
+        raise UsageError(f"--export {args.export}: the file must end in .json or .npz")
+    try:
+        if suffix == ".json":
+            args.export.write_text(text + "\n", encoding="utf-8")
+        else:
+            import numpy as np
+
+            p = doc["problem"]
+            np.savez(
+                args.export,
+                **{k: np.asarray(p[k], dtype=float) for k in
+                   ("centres", "precisions", "prior_precision", "prior_mean")},
+                theta0=np.zeros(p["d"]),
+                step_sizes=np.asarray(doc["step_sizes"]),
+                burn_in_steps=np.asarray(list(doc["burn_in_steps"].values())),
+                document=np.asarray(text),  # the whole JSON, as a (non-object) string
+            )  # fmt: skip
+    except OSError as err:
+        raise UsageError(f"--export {args.export}: {err.strerror or err}") from None
+    _say(f"wrote {args.export}", err=True)
+    return EXIT_OK
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """``sgmcmc-verify validate``: 0 pass, 1 fail or error, 2 bad input."""
+    params = _params(args.param)
     if args.h is not None:
         _step_sizes(args.h)
     step_only = {"state": tuple(args.state) if args.state else None, "noise_dim": args.noise_dim}
@@ -730,6 +838,7 @@ def main(argv: list[str] | None = None) -> int:
             "report": _report,
             "validate": _validate,
             "validate-samples": _validate_samples,
+            "problem": _problem,
         }
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
         try:
