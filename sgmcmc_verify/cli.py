@@ -313,7 +313,11 @@ def _list(args: argparse.Namespace) -> int:
     from . import claims, registry
 
     if args.catalogue:
-        _say(catalogue_text().rstrip("\n"))
+        try:
+            text = catalogue_text()
+        except OSError as err:  # an installation without its package data
+            raise UsageError(f"the claims catalogue is not installed ({err.strerror})") from None
+        _say(text.rstrip("\n"))
         return EXIT_OK
     if args.json:
         doc = {
