@@ -415,7 +415,9 @@ def _exit_reason(code: int | None) -> str:
 def _worker(cid: str, profile: str, seed: int, conn: Any) -> None:
     """A claim in a child process: its result goes back through ``conn``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's terminate() ends us
+    if hasattr(signal, "pthread_sigmask"):  # blocked by the parent around start()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     try:
         result = _check_in_worker(cid, profile, seed)
     except BaseException as exc:  # check() returns errors; this is a failure around it
@@ -449,7 +451,8 @@ def _run_processes(
                 proc = multiprocessing.Process(
                     target=_worker, args=(cid, args.profile, args.seed, send), daemon=True
                 )
-                proc.start()
+                with _signals_blocked():  # until the child has its own handlers
+                    proc.start()
                 send.close()  # the child's end: EOF here once the child is gone
                 running[recv] = (cid, proc)
             for conn in wait(list(running)):
@@ -468,6 +471,23 @@ def _run_processes(
     except BaseException:
         _stop(proc for _, proc in running.values())
         raise
+
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _signals_blocked() -> Iterator[None]:
+    """Block SIGINT/SIGTERM while a worker starts: a forked child would otherwise run the
+    parent's handlers (raising in the child) if signalled before installing its own."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _stop(procs: Iterator[Any]) -> None:
