@@ -381,8 +381,135 @@ def svrg_control_unscaled(sampler: Sampler) -> Sampler:
     return _est(sampler, estimate=estimate)
 
 
+# ---------------------------------------------------------------------------------------------
+# Issue 11: mistakes that only a non-degenerate validation problem exposes — a prior, a
+# batch of two, d = 2, frictions ≠ 1, and independent chains.  On a flat prior, a batch of
+# one, d = 1, unit friction each of these has *exactly* no effect.
+# ---------------------------------------------------------------------------------------------
+
+
+def _reweighted(prior: float | None = None, data: float | None = None):
+    """A bug that reweights the prior (``prior``×) or the data part (``data(N, n)``×)."""
+
+    def transform(sampler: Sampler) -> Sampler:
+        def estimate(inner, problem, theta, state, rand, context=None):
+            g, cache = inner.estimate(problem, theta, state, rand, context)
+            pg = problem.prior_grad(theta)
+            n = getattr(inner, "n", getattr(inner, "b", None))
+            wp = 1.0 if prior is None else prior(problem.N, n)
+            wd = 1.0 if data is None else data(problem.N, n)
+            return wp * pg + wd * (g - pg), cache
+
+        return _est(sampler, estimate=estimate)
+
+    return transform
+
+
+#: The prior scaled by N/n like the minibatch sum (the prior folded into each f_i and then
+#: rescaled: AGLD eq. (4)'s convention applied on top of SVRHMC §2's).
+prior_like_data = _reweighted(prior=lambda N, n: N / n)
+#: The prior's gradient left out.
+prior_dropped = _reweighted(prior=lambda N, n: 0.0)
+#: The batch sum scaled by N instead of N/n (``N * grads.sum(1)`` for ``N / n * ...``).
+batch_sum_times_N = _reweighted(data=lambda N, n: float(n))
+
+
+def batch_of_one(sampler: Sampler) -> Sampler:
+    """Only the first index of the batch is used (``idx[:, 0]`` hard-coded), scaled by N."""
+
+    def estimate(inner, problem, theta, state, rand, context=None):
+        one = dataclasses.replace(inner, n=1)
+        return one.estimate(problem, theta, state, rand[:, :1], context)
+
+    return _est(sampler, estimate=estimate)
+
+
+def grad_summed_over_coordinates(sampler: Sampler) -> Sampler:
+    """The batch summed over the wrong axis: ``grads.sum(axis=2)`` for ``axis=1``.
+
+    ``(chains, n, d) → (chains, n)``, which broadcasts silently as ``(chains, d)`` when
+    ``n = d`` — the validation problem's case.
+    """
+
+    def estimate(inner, problem, theta, state, rand, context=None):
+        g = problem.component_grads(theta, rand).sum(axis=2)
+        return problem.prior_grad(theta) + problem.N / rand.shape[1] * g, None
+
+    return _est(sampler, estimate=estimate)
+
+
+def _noise(fn):
+    """A bug in the noise the integrator adds: ``advance(state, grad, fn(noise, inner))``."""
+
+    def transform(sampler: Sampler) -> Sampler:
+        return _integ(sampler, lambda inner, s, g, z: inner.advance(s, g, fn(z, inner)))
+
+    return transform
+
+
+#: One normal per chain broadcast over the coordinates (drawn with shape (chains, 1)).
+noise_shared_across_coordinates = _noise(lambda z, inner: z[:, :1] + 0.0 * z)
+#: One noise vector for all chains (drawn with shape (d,)).
+noise_shared_across_chains = _noise(lambda z, inner: z[:1] + 0.0 * z)
+
+
+def _friction(inner) -> float:
+    for key in ("gamma", "D", "A"):
+        if hasattr(inner, key):
+            return float(getattr(inner, key))
+    raise AttributeError(f"{type(inner).__name__} has no friction")
+
+
+#: The friction hard-coded to 1 in the noise: √(2h) for √(2γh) (γ, D or A).
+noise_unit_friction = _noise(lambda z, inner: z / math.sqrt(_friction(inner)))
+
+
+def o_step_unit_friction(sampler: Sampler) -> Sampler:
+    """BAOA/OBABO whose O-step noise uses γ = 1: ``√(1 − e^{−2h})`` for ``√(1 − e^{−2γh})``."""
+
+    def advance(inner, state, grad, noise):
+        g, h = inner.gamma, inner.h
+        return inner.advance(
+            state, grad, noise * math.sqrt(-math.expm1(-2 * h) / -math.expm1(-2 * g * h))
+        )
+
+    return _integ(sampler, advance)
+
+
+def drift_unit_friction(sampler: Sampler) -> Sampler:
+    """The friction hard-coded to 1 in the drift, the noise still √(2γh) (γ, D or A)."""
+
+    def advance(inner, state, grad, noise):
+        for key in ("gamma", "D", "A"):
+            if hasattr(inner, key):
+                unit = dataclasses.replace(inner, **{key: 1.0})
+                return unit.advance(state, grad, noise * math.sqrt(_friction(inner)))
+        raise AttributeError(f"{type(inner).__name__} has no friction")
+
+    return _integ(sampler, advance)
+
+
+def obabo_full_kicks(sampler: Sampler) -> Sampler:
+    """OBABO with both kicks of length h (B(h) O B(h)): the gradient counted twice."""
+    return _est(
+        sampler,
+        estimate=lambda inner, *a, **k: (lambda g, c: (2.0 * g, c))(*inner.estimate(*a, **k)),
+    )
+
+
+def indices_shared_across_chains(sampler: Sampler) -> Sampler:
+    """Every chain reads chain 0's indices (one permutation or draw for all chains)."""
+    import numpy as np
+
+    def draw(inner, problem, state, chains, rng):
+        idx, st = inner.draw(problem, state, chains, rng)
+        return np.broadcast_to(idx[:1], idx.shape).copy(), st
+
+    return _est(sampler, draw=draw)
+
+
 #: name → (algorithm, transformation, description); the registry parameters are the
-#: harness's defaults (:func:`sgmcmc_verify.validation.targets.plan`).
+#: harness's defaults (:func:`sgmcmc_verify.validation.targets.step_params`).
 CATALOGUE: dict[str, tuple[str, Any, str]] = {
     "sgld/noise-sqrt-h": ("sgld", half_noise, "noise √h for √(2h)"),
     "lmc/noise-sqrt-h": ("lmc", half_noise, "noise √h for √(2h)"),
@@ -419,4 +546,46 @@ CATALOGUE: dict[str, tuple[str, Any, str]] = {
     "svrg2-hmc/missing-half-step": ("svrg2-hmc", splitting_gradient_at_theta, "∇ at θ_t"),
     "svrg2-hmc/missing-decay": ("svrg2-hmc", splitting_missing_decay, "eq. (15) dropped"),
     "saga2-hmc/full-decay": ("saga2-hmc", splitting_full_decay, "e^{−Dh} twice"),
+    # issue 11: only a prior, a batch of two, d = 2, friction ≠ 1 or a test of the chains'
+    # independence exposes these
+    "sgld/prior-times-N/n": ("sgld", prior_like_data, "prior scaled by N/n like the data"),
+    "saga-ld/prior-times-N/n": ("saga-ld", prior_like_data, "prior scaled by N/n"),
+    "sghmc-svr/prior-dropped": ("sghmc-svr", prior_dropped, "prior gradient left out"),
+    "sgld/batch-sum-times-N": ("sgld", batch_sum_times_N, "N·Σ for (N/n)·Σ"),
+    "sghmc-ewsg/batch-sum-times-N": ("sghmc-ewsg", batch_sum_times_N, "N·Σ for (N/n)·Σ"),
+    "sgld/batch-of-one": ("sgld", batch_of_one, "idx[:, 0] hard-coded"),
+    "sgld/grad-summed-over-coordinates": (
+        "sgld",
+        grad_summed_over_coordinates,
+        "sum(axis=2) for sum(axis=1)",
+    ),
+    "lmc/noise-shared-across-coordinates": (
+        "lmc",
+        noise_shared_across_coordinates,
+        "one normal per chain",
+    ),
+    "uld-em/noise-shared-across-coordinates": (
+        "uld-em",
+        noise_shared_across_coordinates,
+        "one normal per chain",
+    ),
+    "uld-em/noise-unit-friction": ("uld-em", noise_unit_friction, "√(2h) for √(2γh)"),
+    "sghmc-svr/noise-unit-friction": ("sghmc-svr", noise_unit_friction, "√(2h) for √(2Dh)"),
+    "sghmc-chen/noise-unit-friction": ("sghmc-chen", noise_unit_friction, "A = 1 in the noise"),
+    "svrg-hmc/drift-unit-friction": ("svrg-hmc", drift_unit_friction, "(1 − h)p for (1 − Dh)p"),
+    "sghmc-ewsg/drift-unit-friction": ("sghmc-ewsg", drift_unit_friction, "γ = 1 in the drift"),
+    "baoa/o-step-unit-friction": ("baoa", o_step_unit_friction, "O noise with γ = 1"),
+    "obabo/full-kicks": ("obabo", obabo_full_kicks, "B(h) O B(h)"),
+    "sgnht/noise-unit-friction": ("sgnht", noise_unit_friction, "√(2h) for √(2Ah)"),
+    "sgld/noise-shared-across-chains": ("sgld", noise_shared_across_chains, "one noise draw"),
+    "ptu-rr/indices-shared-across-chains": (
+        "ptu-rr",
+        indices_shared_across_chains,
+        "one permutation for all chains",
+    ),
+    "sgld/indices-shared-across-chains": (
+        "sgld",
+        indices_shared_across_chains,
+        "one index draw for all chains",
+    ),
 }

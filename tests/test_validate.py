@@ -75,9 +75,47 @@ def test_half_noise_is_diagnosed():
 )
 def test_bad_implementations_get_error_verdicts(impl, fragment):
     rep = validate(impl, "lmc", timeout=0.5, hs=(0.2,))
-    assert rep.verdict == "error"
-    errs = [c for c in rep.checks if c.verdict == "error"]
+    # NaN draws are a divergence on a target where the scheme is stable: a finding (fail);
+    # the rest cannot be judged (error)
+    want = "fail" if fragment == "NaN or inf" else "error"
+    assert rep.verdict == want
+    errs = [c for c in rep.checks if c.verdict == want]
     assert errs and fragment in errs[0].message
+
+
+def test_identical_chains_extra_keys_and_all_inconclusive_are_not_passes():
+    def identical(problem, h, n, c, s):
+        one = _sgld_numpy(problem, h, n, 1, s)
+        return np.repeat(one, c, axis=0)
+
+    rep = validate(identical, "sgld", hs=(0.2,))
+    assert rep.verdict == "error" and "chains are identical" in rep.checks[0].message
+
+    def extra(problem, h, n, c, s):
+        return {"theta": _sgld_numpy(problem, h, n, c, s), "grad": np.zeros((c, n, 2))}
+
+    rep = validate(extra, "sgld", hs=(0.2,))
+    assert rep.verdict == "error" and "unexpected keys ['grad']" in rep.checks[0].message
+    # a report of inconclusive checks only judged nothing: not a pass
+    from sgmcmc_verify.validation import CheckResult, ValidationReport
+
+    only = ValidationReport("sgld", "sampler", [CheckResult("x", "inconclusive", "no law")])
+    assert only.verdict == "error" and not only.passed
+
+
+def test_a_matrix_thermostat_returning_xi_gets_a_clear_verdict_not_a_traceback():
+    ref = reference_sample_function("sgnht-mat")
+
+    def with_xi(problem, h, n, c, s):
+        out = dict(ref(problem, h, n, c, s))
+        out["xi"] = np.ones((c, n))  # a scalar ξ that sgnht-mat does not have
+        return out
+
+    rep = validate(with_xi, "sgnht-mat", hs=(0.1,))
+    # the matrix thermostat's reference records no scalar ξ: the key is not compared (it
+    # used to crash with KeyError), the rest is judged as usual
+    assert rep.verdict == "pass", rep.summary()
+    assert all("E ξ" not in c.numbers for c in rep.checks)
 
 
 def test_partial_results_are_kept():

@@ -106,7 +106,19 @@ class StepFunction(Protocol):
 
 
 class ImplementationError(RuntimeError):
-    """The implementation raised, hung, or returned something unusable."""
+    """The implementation raised, hung, or returned something unusable (verdict ``error``)."""
+
+
+class DivergedError(ImplementationError):
+    """The draws hold NaN or inf: the chain diverged on a well-posed target (verdict ``fail``).
+
+    Every scheme the harness plans is stable at its step sizes on the validation problem,
+    so a divergence is a finding about the implementation, not an input it cannot judge.
+    """
+
+
+def _verdict_of(err: ImplementationError) -> str:
+    return "fail" if isinstance(err, DivergedError) else "error"
 
 
 # --------------------------------------------------------------------------------------
@@ -171,10 +183,22 @@ def check_draws(out: Any, chains: int, min_draws: int, d: int, what: str) -> dic
             )
         if not np.all(np.isfinite(val)):
             bad = np.argwhere(~np.isfinite(val))[0]
-            raise ImplementationError(
-                f"{what}: {key} contains NaN or inf (first at index {tuple(int(i) for i in bad)})"
+            raise DivergedError(
+                f"{what}: {key} contains NaN or inf (first at index {tuple(int(i) for i in bad)}):"
+                " the chain diverged on a target where the scheme is stable at this h"
             )
         res[key] = val
+    th = res["theta"]
+    if chains > 1 and np.all(th[1:, min_draws - 1] == th[0, min_draws - 1]):
+        raise ImplementationError(
+            f"{what}: all {chains} chains are identical at the last draw: the chains must be "
+            "independent (a seed, noise or index draw shared across chains)"
+        )
+    extra = sorted(set(arrays) - {"theta", "p", "xi"})
+    if extra:
+        raise ImplementationError(
+            f"{what}: unexpected keys {extra}; a sampler returns 'theta' and optionally 'p', 'xi'"
+        )
     return res
 
 
@@ -520,7 +544,7 @@ def _validate_draws(get, pl: targets.Plan, cfg, alpha, seed, reference) -> Valid
         try:
             out = get(prob, h, n_steps, chains, seed + 1000 * i, f"sample(h={h:g})")
         except ImplementationError as err:
-            rep.checks.append(CheckResult(name, "error", str(err), {"n_steps": n_steps}))
+            rep.checks.append(CheckResult(name, _verdict_of(err), str(err), {"n_steps": n_steps}))
             continue
         parts = [out["theta"][:, n_steps - window : n_steps, :]]
         if "p" in keys and "p" in out:
@@ -670,7 +694,7 @@ def _reference_checks(get, pl, cfg, a_each, seed) -> list[CheckResult]:
         try:
             got = get(prob, h, n_steps, chains, seed + 7919 + 1000 * i, f"sample(h={h:g})")
         except ImplementationError as err:
-            out.append(CheckResult(name, "error", str(err), {"n_steps": n_steps}))
+            out.append(CheckResult(name, _verdict_of(err), str(err), {"n_steps": n_steps}))
             continue
         ref = _reference_draws(alg, prob, h, n_steps, chains, seed + 10**6 + i, pl.params)
         sl = slice(n_steps - window, n_steps)

@@ -440,12 +440,12 @@ def _reference_law(name, problem, h, n, keys, params):
         if name in moments.SUPPORTED:
             st = moments.stationary_moments(moments.affine_chain(name, problem, h=h, **kw))
         else:
-            step, state = sampler_step(name, problem, h=h, **kw)
-            law = probe.index_law(problem.N, n)
-            st = probe.probe_chain(
-                step, state, h=h, law=law, kwargs={"problem": problem}
-            ).stationary()
-    except (ValueError, TypeError):
+            step, state, law, noise_dim = sampler_step(name, problem, h=h, **kw)
+            pc = probe.probe_chain(
+                step, state, h=h, law=law, noise_dim=noise_dim, kwargs={"problem": problem}
+            )
+            st = pc.stationary()
+    except ValueError:  # no exact law here (stateful estimator, unstable h, bad params)
         return None
     m = len(keys) * problem.d
     return st.state_mean[0, :m], st.state_cov[0, :m, :m]

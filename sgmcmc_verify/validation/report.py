@@ -32,8 +32,10 @@ class CheckResult:
 class ValidationReport:
     """Every check run against one implementation, in the order run.
 
-    ``verdict`` is ``"error"`` if any check errored, else ``"fail"`` if any failed,
-    else ``"pass"`` (``inconclusive`` checks do not change it).
+    ``verdict`` is ``"error"`` if any check errored, else ``"fail"`` if any failed, else
+    ``"pass"`` when at least one check passed.  A report whose checks are all
+    ``inconclusive`` (or that has none) is ``"error"``: nothing was judged, and an input the
+    harness cannot judge is never a pass.
     """
 
     algorithm: str
@@ -48,7 +50,7 @@ class ValidationReport:
             return "error"
         if "fail" in verdicts:
             return "fail"
-        return "pass" if self.checks else "error"
+        return "pass" if "pass" in verdicts else "error"
 
     @property
     def passed(self) -> bool:

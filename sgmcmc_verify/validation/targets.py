@@ -226,7 +226,38 @@ def _public_keys(family: str) -> tuple[str, ...]:
     return ("theta", "p") if family == "underdamped" else ("theta",)
 
 
+#: Window laws already solved: the validation problem is the same for every validation, so
+#: repeated validations (seeds, planted bugs) reuse them.  Keyed by content.
+_WINDOW_LAWS: dict[tuple, WindowLaw] = {}
+
+
+def _key(problem: GaussianQuadratic, algorithm, h, params, n_steps, window) -> tuple:
+    arrays = (problem.centres, problem.precisions, problem.prior_precision, problem.prior_mean)
+    frozen = tuple(sorted((k, repr(v)) for k, v in params.items()))
+    return (algorithm, float(h), frozen, int(n_steps), int(window), *(a.tobytes() for a in arrays))
+
+
 def window_law(
+    algorithm: str,
+    problem: GaussianQuadratic,
+    h: float,
+    params: dict[str, Any],
+    n_steps: int,
+    window: int,
+) -> WindowLaw:
+    """The exact law of ``algorithm``'s draws ``n_steps − window … n_steps − 1`` (cached).
+
+    See :func:`_window_law`.
+    """
+    key = _key(problem, algorithm, h, params, n_steps, window)
+    if key not in _WINDOW_LAWS:
+        if len(_WINDOW_LAWS) > 512:
+            _WINDOW_LAWS.clear()
+        _WINDOW_LAWS[key] = _window_law(algorithm, problem, h, params, n_steps, window)
+    return _WINDOW_LAWS[key]
+
+
+def _window_law(
     algorithm: str,
     problem: GaussianQuadratic,
     h: float,
