@@ -98,8 +98,10 @@ def test_help_documents_exit_codes_profile_and_seed_without_heavy_imports():
         assert fragment in out.stdout
 
 
-def test_profiles_spelled_in_the_cli_are_the_checks():
-    assert cli.PROFILES == claims.PROFILES
+def test_profiles_spelled_in_the_cli_are_the_checks_and_the_harness():
+    from sgmcmc_verify.validation import core
+
+    assert cli.PROFILES == claims.PROFILES == tuple(core.PROFILES)
 
 
 def test_list_shows_claims_and_algorithms(capsys):
