@@ -339,6 +339,34 @@ def test_report_writes_never_follow_a_planted_symlink_nor_leave_temporaries(tmp_
     assert (out / "report.json").stat().st_mode & 0o777 == 0o666 & ~mask
 
 
+def test_concurrent_report_writes_never_show_half_a_file(tmp_path):
+    # two writers (two runs with the same --out) and a reader: every read is one whole file
+    import threading
+
+    from sgmcmc_verify.report import _write
+
+    path = tmp_path / "report.json"
+    payloads = (b"a" * 200_000, b"b" * 300_000)
+    _write(path, payloads[0])
+    stop = threading.Event()
+
+    def writer(data: bytes) -> None:
+        while not stop.is_set():
+            _write(path, data)
+
+    threads = [threading.Thread(target=writer, args=(p,)) for p in payloads]
+    for t in threads:
+        t.start()
+    try:
+        seen = {path.read_bytes() in payloads for _ in range(2000)}
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert seen == {True}
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # no temporaries left
+
+
 def test_check_json_and_exit_code_for_a_refuted_claim(monkeypatch, capsys):
     monkeypatch.setattr(claims, "check", _fake_check({"AGLD-R2": "refuted"}))
     code, out, _ = _main(capsys, "check", "AGLD-R1", "--json")
