@@ -728,7 +728,7 @@ def problem_document(algorithm: str, params: dict[str, Any], profile: str) -> di
     from .validation import core, targets
 
     spec = registry.get(algorithm)
-    core._check_params(algorithm, params)  # ValueError (one line) on unknown/invalid ones
+    core.check_params(algorithm, params)  # ValueError (one line) on unknown/invalid ones
     plan = targets.plan(algorithm, params)
     prob = targets.problem_step()
     cfg = core.PROFILES[profile]

@@ -468,7 +468,6 @@ def test_validate_garbage_is_exit_2(zeros_module, capsys, extra, fragment):
     _one_line_error(code, err, fragment)
 
 
-@PENDING_API
 def test_validate_without_algorithm_runs_reference_free(zeros_module, capsys):
     # all-zero draws are not the target's law: a reference-free validation must not pass
     code, out, err = _main(capsys, "validate", zeros_module, "--json")
@@ -522,9 +521,14 @@ def test_validate_a_step_without_a_reference(tmp_path, capsys, function, extra, 
 
 def test_a_step_function_that_raises_is_a_one_line_error_verdict(tmp_path, capsys):
     (tmp_path / "steps.py").write_text("def step(state, h):\n    return state\n")
-    code, _, err = _main(capsys, "validate", f"{tmp_path / 'steps.py'}:step", "--mode", "step")
-    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith("sgmcmc-verify: validation error: raised TypeError: step() got an")
+    code, out, err = _main(
+        capsys, "validate", f"{tmp_path / 'steps.py'}:step", "--mode", "step", "--json"
+    )
+    # the step raised: an error verdict in the report (exit 1), never a traceback
+    assert code == 1 and "Traceback" not in err + out
+    rep = json.loads(out)
+    assert rep["verdict"] == "error"
+    assert "raised TypeError: step() got an" in rep["checks"][0]["message"]
 
 
 def test_step_options_need_step_mode(zeros_module, capsys):
@@ -581,14 +585,19 @@ def test_validate_samples_huge_h_does_not_pass(zeros_npy, capsys):
         assert err.count("\n") == 1
 
 
-@PENDING_API
-def test_validate_samples_zeros_fail(zeros_npy, capsys):
-    # all-zero draws at a valid h are not SGLD's law
+def test_validate_samples_zeros_fail(tmp_path, zeros_npy, capsys):
+    # all-zero draws of the validation problem's d = 2 at a valid h are not SGLD's law:
+    # identical chains, an error verdict and exit 1 (never a pass)
+    path = tmp_path / "zeros2.npy"
+    np.save(path, np.zeros((20, 400, 2)))
     code, out, err = _main(
-        capsys, "validate-samples", zeros_npy, "--algorithm", "sgld", "--h", "0.1", "--json"
+        capsys, "validate-samples", path, "--algorithm", "sgld", "--h", "0.1", "--json"
     )
     assert code == 1, err
     assert json.loads(out)["verdict"] in ("fail", "error")
+    # draws of another dimension are from another target: bad input, exit 2, one line
+    code, _, err = _main(capsys, "validate-samples", zeros_npy, "--algorithm", "sgld", "--h", "0.1")
+    _one_line_error(code, err, "validation problem has d = 2")
 
 
 def _sgld_from_the_exported_problem(doc: dict, h: float, chains: int, steps: int, noise: float):

@@ -245,3 +245,23 @@ def test_power_and_size():
     assert res["kill"]["kill_rate_sampler"] >= 0.95, res["kill"]["survivors_sampler"]
     assert res["kill"]["kill_rate_step"] == 1.0
     assert res["false_alarm"]["within_alpha"], res["false_alarm"]
+
+
+def test_reference_free_sampler_mode_judges_consistency_with_stated_power():
+    """validate(fn) without an algorithm: moments extrapolated to h → 0 against the target.
+
+    α = 0.01 in total (Bonferroni over the moments); seeds fixed, so the outcome is
+    reproducible.  The correct SGLD passes, states its detectable effect and is identified;
+    half the noise is rejected as temperature ≈ 0.5.
+    """
+    rep = validate(_sgld_numpy)
+    cons = rep.checks[-1]
+    assert rep.verdict == "pass", rep.summary()
+    assert cons.numbers["Var θ error detectable at power 0.9"] < 0.05
+    assert "`sgld`" in cons.message
+
+    def half(problem, h, n, c, s):
+        return _sgld_numpy(problem, h, n, c, s, noise_scale=1.0)
+
+    bad = validate(half).checks[-1]
+    assert bad.verdict == "fail" and "temperature ≈ 0.5" in bad.message

@@ -565,6 +565,8 @@ def probe_checks(
                 f"{err}; this mode cannot judge it: use mode='sampler' (statistical checks)",
             )
         ]
+    except RuntimeError as err:  # the user's step raised or timed out (ImplementationError)
+        return [CheckResult(name, "error", f"the step could not be probed: {err}")]
     except ValueError as err:
         msg = str(err)
         if "spectral radius" in msg:
