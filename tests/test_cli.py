@@ -27,7 +27,6 @@ CHEAP = "AGLD-[RUM]*"  # AGLD-R1, AGLD-R2, AGLD-UNB, AGLD-MEM
 #: Cases of issue 11 that validation/core.py does not handle yet: sampler mode without
 #: --algorithm (a ValueError today: exit 2) and zero-variance draws (a ValueError instead
 #: of a fail).  strict: each fails as soon as it passes, so the marker is removed then.
-PENDING_API = pytest.mark.xfail(strict=True, reason="needs issue 11 item 2/7 in validation/core")
 
 
 def _cli(*args, cwd=None, **kw):

@@ -26,7 +26,7 @@ from sgmcmc_verify.claims.result import ClaimResult, Measurement, Part
 from sgmcmc_verify.report._format import WHY_CHARS, clip, why
 from sgmcmc_verify.report.html_page import render_html
 from sgmcmc_verify.report.markdown import md_code, md_fence, md_text, render_markdown
-from sgmcmc_verify.report.schema import summary
+from sgmcmc_verify.report.schema import results_from_document, summary
 
 BASELINE = Path(__file__).parents[1] / "reports" / "baseline"
 PAPERS = list(dict.fromkeys(info.paper for info in INFO.values()))
@@ -215,28 +215,6 @@ def test_timings_are_read_from_the_schema_3_section():
 # ------------------------------------------------------------------------------------------
 # The full page from the committed baseline
 # ------------------------------------------------------------------------------------------
-
-
-def _fields(cls, d):
-    # keys the dataclass knows: a later schema may add keys the renderer does not read
-    names = {f.name for f in dataclasses.fields(cls)}
-    return {k: v for k, v in d.items() if k in names}
-
-
-def results_from_document(doc):
-    """The ClaimResults of a report.json document (schema 2, or 3 with its timings)."""
-    seconds = doc.get("timings", {}).get("claims", {})
-    out = []
-    for c in doc["claims"]:
-        c = _fields(ClaimResult, c)
-        c["parts"] = [
-            Part(**{**_fields(Part, p),
-                    "measured": {k: Measurement(**m) for k, m in p["measured"].items()}})
-            for p in c["parts"]
-        ]  # fmt: skip
-        c["runtime_s"] = seconds.get(c["claim_id"], c.get("runtime_s", 0.0))
-        out.append(ClaimResult(**c))
-    return out
 
 
 @pytest.fixture(scope="module")

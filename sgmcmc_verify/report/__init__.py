@@ -1,12 +1,13 @@
-"""The report: ``index.html``, ``index.md``, ``report.json`` and ``figures/*.png``.
+"""The report: ``index.html``, ``index.md``, ``report.json``, ``ERRATA.md`` and figures.
 
 Modules: :mod:`.schema` (the JSON document and its version, documented in
 ``docs/report_schema.md``), :mod:`.figures` (matplotlib, from each result's
 ``figure_data``), :mod:`.markdown` and :mod:`.html_page` (renderers of the same
-document).  Everything but the ``environment`` block, ``wall_time_s`` and the
-``runtime_s`` fields is a deterministic function of the seed, profile and claim
-selection, and every file is replaced atomically so an interrupted run leaves a
-readable report.
+document), :mod:`.errata` (the errata ledger), :mod:`.readme` (the README's verdict
+table, from committed reports).  Everything but the ``timings`` section and the
+``environment`` block is a deterministic function of the seed, profile and claim
+selection, and every file is replaced atomically so an interrupted run leaves a readable
+report.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from ..claims.catalogue import INFO
 from ..claims.result import ClaimResult
+from .errata import render_errata
 from .figures import render_figures
 from .html_page import render_html
 from .markdown import render_markdown
@@ -100,6 +102,8 @@ def write_report(
         ("report.json", json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"),
         ("index.md", render_markdown(doc, results, papers)),
         ("index.html", render_html(doc, results, papers, pngs)),
+        # issue 12: the errata ledger, per paper, of every refuted or qualified part
+        ("ERRATA.md", render_errata(results)),
     ):
         _write(out / name, text.encode("utf-8"))
         paths.append(out / name)

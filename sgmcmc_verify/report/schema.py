@@ -7,6 +7,7 @@ deterministic function of the seed, profile and claim selection, byte for byte.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from importlib import metadata
 from typing import Any
 
 from ..claims.catalogue import INFO
-from ..claims.result import VERDICTS, ClaimResult
+from ..claims.result import VERDICTS, ClaimResult, Measurement, Part
 
 __all__ = [
     "PENDING_STATUSES",
@@ -24,6 +25,7 @@ __all__ = [
     "build_document",
     "environment",
     "pending_entries",
+    "results_from_document",
     "summary",
 ]
 
@@ -135,3 +137,30 @@ def build_document(
         "pending": list(pending),
         "figures": list(figures),
     }
+
+
+def _fields(cls, d: dict[str, Any]) -> dict[str, Any]:
+    # the keys the dataclass knows: a later schema may add keys a reader does not use
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in d.items() if k in names}
+
+
+def results_from_document(doc: dict[str, Any]) -> list[ClaimResult]:
+    """The :class:`ClaimResult` objects of a ``report.json`` document (schema 2 or 3).
+
+    Lets a report be re-rendered, or the README's verdict table be generated, from the
+    committed JSON without rerunning any claim.  Each claim's seconds come from the
+    ``timings`` section (schema 3) when present.
+    """
+    seconds = doc.get("timings", {}).get("claims", {})
+    out = []
+    for c in doc["claims"]:
+        c = _fields(ClaimResult, c)
+        c["parts"] = [
+            Part(**{**_fields(Part, p),
+                    "measured": {k: Measurement(**m) for k, m in p["measured"].items()}})
+            for p in c["parts"]
+        ]  # fmt: skip
+        c["runtime_s"] = seconds.get(c["claim_id"], c.get("runtime_s", 0.0))
+        out.append(ClaimResult(**c))
+    return out
