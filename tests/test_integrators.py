@@ -191,3 +191,18 @@ def test_peer_splittings_step_is_the_transcribed_affine_map(name):
     want = z @ M.T + c + noise @ B.T
     got = np.hstack([new.theta, new.p])
     assert np.allclose(got, want, rtol=0, atol=1e-13 * (1 + np.abs(want).max()))
+
+
+def test_sghmc_chen_scalar_noise_root_is_elementwise_and_bitwise_the_product():
+    """A scalar B̂ gives the root c·I: the elementwise path (no BLAS) equals the matrix
+    product bit for bit; a matrix B̂ keeps the product."""
+    rng = np.random.default_rng(2)
+    theta, p, grad, noise = (rng.standard_normal((64, 3)) for _ in range(4))
+    for B_hat in (0.3, np.diag([0.1, 0.2, 0.3]) + 0.05):
+        chen = integ.SGHMCChen(0.1, A=1.5, B_hat=B_hat)
+        state = integ.MomentumState(theta, p)
+        new = chen.advance(state, grad, noise)
+        root = chen._root(3)
+        inj = np.sqrt(2 * 0.1) * noise @ root.T
+        want = p - 1.5 * p * 0.1 - grad * 0.1 + inj
+        assert np.array_equal(new.p, want), B_hat
