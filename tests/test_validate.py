@@ -68,10 +68,11 @@ def test_half_noise_is_diagnosed():
         (lambda p, h, n, c, s: np.full((c, n, p.d), np.nan), "NaN or inf"),
         (lambda p, h, n, c, s: np.zeros((n, c, p.d)), "ArviZ layout"),
         (lambda p, h, n, c, s: np.zeros((c, n, p.d), np.float32), "float32"),
-        (lambda p, h, n, c, s: np.zeros((c, 3, p.d)), "at least"),
+        (lambda p, h, n, c, s: np.zeros((c, 3, p.d)), "exactly"),
+        (lambda p, h, n, c, s: np.zeros((c, n + 1, p.d)), "θ₀ not included"),
         (lambda p, h, n, c, s: time.sleep(5), "timeout"),
     ],
-    ids=["raises", "nan", "shape", "dtype", "too-few", "hangs"],
+    ids=["raises", "nan", "shape", "dtype", "too-few", "theta0-prepended", "hangs"],
 )
 def test_bad_implementations_get_error_verdicts(impl, fragment):
     rep = validate(impl, "lmc", timeout=0.5, hs=(0.2,))

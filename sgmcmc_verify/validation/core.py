@@ -148,8 +148,15 @@ def call_with_timeout(fn: Callable[..., Any], args: tuple, timeout: float | None
     return box["value"]
 
 
-def check_draws(out: Any, chains: int, min_draws: int, d: int, what: str) -> dict[str, np.ndarray]:
-    """Validate an implementation's output; :class:`ImplementationError` with the reason."""
+def check_draws(
+    out: Any, chains: int, min_draws: int, d: int, what: str, *, exact: bool = False
+) -> dict[str, np.ndarray]:
+    """Validate an implementation's output; :class:`ImplementationError` with the reason.
+
+    ``exact=True`` (a sampler function asked for ``min_draws`` steps) requires exactly
+    that many draws: the draws are compared with the exact law at those very steps, so a
+    θ₀ prepended or a step dropped would shift every comparison by one iteration.
+    """
     if isinstance(out, Mapping):
         if "theta" not in out:
             raise ImplementationError(f"{what}: the returned mapping has no 'theta' key")
@@ -177,10 +184,12 @@ def check_draws(out: Any, chains: int, min_draws: int, d: int, what: str) -> dic
                 f"{what}: {key} has shape {val.shape}; expected {shape} = {exp} "
                 "(ArviZ layout: chains first)"
             )
-        if val.shape[1] < min_draws:
+        if val.shape[1] < min_draws or (exact and val.shape[1] != min_draws):
             raise ImplementationError(
-                f"{what}: {key} has {val.shape[1]} draws; at least {min_draws} are needed "
-                "(one per step)"
+                f"{what}: {key} has {val.shape[1]} draws; "
+                + ("exactly" if exact else "at least")
+                + f" {min_draws} are needed (one per step: draw t is the state after t + 1 "
+                "steps, θ₀ not included)"
             )
         if not np.all(np.isfinite(val)):
             bad = np.argwhere(~np.isfinite(val))[0]
@@ -336,7 +345,7 @@ def validate(
     cfg = PROFILES[profile]
     return _validate_draws(
         lambda prob, h, n, c, s, what: check_draws(
-            call_with_timeout(impl, (prob, h, n, c, s), timeout), c, n, prob.d, what
+            call_with_timeout(impl, (prob, h, n, c, s), timeout), c, n, prob.d, what, exact=True
         ),
         pl,
         cfg,
@@ -633,7 +642,7 @@ def _validate_consistency(impl, cfg, alpha, seed, timeout, hs) -> ValidationRepo
         try:
             out = check_draws(
                 call_with_timeout(impl, (prob, h, n_steps, chains, seed + 1000 * i), timeout),
-                chains, n_steps, d, f"sample(h={h:g})",
+                chains, n_steps, d, f"sample(h={h:g})", exact=True,
             )  # fmt: skip
         except ImplementationError as err:
             rep.checks.append(CheckResult(name, _verdict_of(err), str(err), {"n_steps": n_steps}))
