@@ -249,3 +249,39 @@ def test_regimes_are_recorded_for_catalogue_claims():
 
     assert set(REGIMES) <= set(INFO)
     assert all(r.strip() for r in REGIMES.values())
+
+
+# -- (f) one part made of several decisions ----------------------------------------------
+
+
+def test_all_of_combines_sub_decisions_by_the_claim_rule():
+    kw = dict(target=0.5, tol=0.05, tol_source="O(h) bound", alpha=0.001, **TEXT)
+    eq_ok = decide.within_tolerance("w", "", estimate=0.51, se=0.001, **kw)
+    eq_open = decide.within_tolerance("w", "", estimate=0.51, se=0.03, **kw)
+    eq_bad = decide.within_tolerance("w", "", estimate=0.6, se=0.001, counterexample={"s": 1}, **kw)
+    st_ok = statistical_test(
+        "s", "", estimate=0.0, target=0.0, se=0.001, alpha=0.001,
+        meaningful_effect=0.01, effect_label="x", **TEXT,
+    )  # fmt: skip
+    assert (eq_ok.verdict, eq_open.verdict, eq_bad.verdict, st_ok.verdict) == (
+        "confirmed", "qualified", "refuted", "confirmed"
+    )  # fmt: skip
+    both = decide.all_of("p", "a and b", {"a": eq_ok, "b": st_ok}, erratum=ERR)
+    assert (both.verdict, both.rule, both.erratum) == (
+        "confirmed", "all_of(equivalence, statistical)", None
+    )  # fmt: skip
+    assert both.measured["a: verdict"].value == "confirmed"
+    assert both.measured["b: z"].value == 0.0
+    # an undecided sub-statement leaves the conjunction undecided; a refuted one refutes it
+    assert decide.all_of("p", "", {"a": eq_open, "b": st_ok}).verdict == "qualified"
+    bad = decide.all_of("p", "", {"a": eq_bad, "b": eq_open, "c": st_ok}, erratum=ERR)
+    assert (bad.verdict, bad.counterexample, bad.erratum) == (
+        "refuted",
+        {"a": {"s": 1}},
+        ERR.to_dict(),
+    )
+    hand = Part("h", "confirmed", "", {}, "by hand")
+    with pytest.raises(ValueError, match="decision builder"):
+        decide.all_of("p", "", {"a": eq_ok, "h": hand})
+    with pytest.raises(ValueError, match="at least one"):
+        decide.all_of("p", "", {})

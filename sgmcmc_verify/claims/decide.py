@@ -22,6 +22,8 @@ test can check that no verdict was written by hand.
 * :func:`on_substitute` — an experiment rerun on a substitute problem at settings the
   paper does not fix: confirmed only if it holds at every setting, otherwise
   ``qualified`` (evidence about those settings, never a refutation of the paper).
+* :func:`all_of` — one part that is the conjunction of several of the above: the
+  sub-verdicts combine by :func:`~sgmcmc_verify.claims.result.combine_verdicts`.
 
 Refuted and qualified parts carry an :class:`Erratum` (the corrected statement,
 the failing step of the paper, a one-command counterexample), rendered by
@@ -38,12 +40,13 @@ from typing import Any
 import scipy.special
 
 from ..stats.multiplicity import check_alpha
-from .result import Measurement, Part
+from .result import Measurement, Part, combine_verdicts
 
 __all__ = [
     "EPS",
     "RULES",
     "Erratum",
+    "all_of",
     "counterexample_search",
     "exact_comparison",
     "mde_z",
@@ -527,5 +530,53 @@ def on_substitute(
         reading,
         counter,
         rule="substitute",
+        erratum=_erratum(erratum, verdict),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (f) one part made of several decisions
+# --------------------------------------------------------------------------------------
+
+
+def all_of(
+    name: str,
+    expectation: str,
+    subs: Mapping[str, Part],
+    *,
+    extra: Mapping[str, Measurement] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """One part whose statement is the conjunction of several decided sub-statements.
+
+    ``subs`` maps a label (e.g. "θ-law", "E[K]", "mixing") to the Part a builder of
+    this module returned for it; a hand-built sub-part (empty ``rule``) is an error.
+    The verdict is :func:`~sgmcmc_verify.claims.result.combine_verdicts` of the
+    sub-verdicts (a refuted sub-statement refutes the conjunction; all confirmed
+    confirms it; otherwise qualified), so no claim writes its own combination rule.
+    ``rule`` is ``all_of(r₁, r₂, …)`` with the sub-parts' rules; every sub-part's
+    measurements are kept under ``"label: key"``, with ``"label: verdict"``.
+    """
+    if not subs:
+        raise ValueError("all_of needs at least one sub-decision")
+    hand = [k for k, p in subs.items() if not p.rule]
+    if hand:
+        raise ValueError(f"sub-decisions not made by a decision builder: {hand}")
+    verdict = combine_verdicts([p.verdict for p in subs.values()])
+    meas: dict[str, Measurement] = {}
+    for k, p in subs.items():
+        meas[f"{k}: verdict"] = Measurement(p.verdict, note=f"rule {p.rule}")
+        meas.update({f"{k}: {m}": v for m, v in p.measured.items()})
+    meas.update(extra or {})
+    reading = "; ".join(f"{k}: {p.verdict} ({p.reading})" for k, p in subs.items())
+    counter = {k: p.counterexample for k, p in subs.items() if p.verdict == "refuted"} or None
+    return Part(
+        name,
+        verdict,
+        expectation,
+        meas,
+        reading,
+        counter,
+        rule=f"all_of({', '.join(p.rule for p in subs.values())})",
         erratum=_erratum(erratum, verdict),
     )
