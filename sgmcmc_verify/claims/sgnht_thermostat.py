@@ -60,6 +60,27 @@ matrix normal ``MN(D, μ⁻¹I, I)`` stated in §4.2 for an unconstrained ``Ξ``
 ``exp(−(ξ/B)H)``: temperature ``T = B/ξ``.  ξ = 10 is ``T = 0.1`` (barrier
 ≈ 43 nats from the left well, 22 from the right); ξ = 0.1 is ``T = 10``.
 
+*The discretisation bias of fixed ξ (§3's Euler scheme).*  The chain
+``p' = p − h(ξp + U'(θ)) + N(0, 2ξTh)``, ``θ' = θ + hp'`` (T = B/ξ) has
+``E φ(θ', p') = φ + hLφ + h²A₂φ + O(h³)`` with L the Langevin generator.  Its
+invariant law is ``μ_h = μ(1 + h g) + O(h²)``, ``μ ∝ exp(−H/T)``, where g solves
+``L*g = −E₂*1`` with ``E₂ = A₂ − L²/2`` (adjoints in L²(μ)); the solution is
+
+.. math::
+
+    g = \\frac{\\xi}{4T}(p^2 - T) + \\frac{p\\,U'(\\theta)}{2T} + \\text{const}
+
+(checked by substituting; the second term is the symplectic-Euler modified energy
+``H − (h/2)pU'``).  Hence (i) ``E[g | θ]`` is constant: the θ-marginal has **no O(h)
+term**; (ii) ``TV(θ-law, ρ) ≤ TV(μ_h, μ) = (h/2)E_μ|g − E_μ g| + O(h²)`` (a marginal
+is no farther than the joint law), the tolerance of the θ-law part
+(:func:`euler_tv_bound`, by quadrature); (iii) squaring the p-update with stationarity
+of ``E U(θ)`` gives ``E[K] = (T/2)/(1 − ξh/2) + (h²/8)E_ρ[U'²] + O(h³)``
+(:func:`euler_kinetic_energy`; the Gaussian case is exact and checked in the tests).
+For SGNHT the same equation in ``(θ, p, ξ)`` has no polynomial solution of degree
+≤ 6 (sympy), so its first-order term is not known in closed form; its kinetic energy
+is exact (``E|p|²/n = 1``, above).
+
 Statistics
 ----------
 Every check has a false-alarm budget :data:`ALPHA`, split equally
@@ -95,18 +116,19 @@ from ..problems.double_well import DoubleWell, double_well
 from ..problems.gaussian import GaussianQuadratic
 from ..registry import make_sampler
 from ..stats import ks_test, variance_test
+from . import decide
 from .result import Measurement, Part
 
 __all__ = [
     "ALPHA",
-    "TOL_K",
-    "TOL_TV",
     "T_PAPER",
     "TemperedDoubleWell",
     "check_dw",
     "check_thermal",
     "check_xi",
     "derived_xi_slope",
+    "euler_kinetic_energy",
+    "euler_tv_bound",
 ]
 
 SamplerFactory = Callable[..., Sampler]
@@ -116,13 +138,6 @@ ALPHA = 1e-3
 
 #: The paper's run length in time units: 10⁶ samples at h = 0.01 (§3, Figure 1).
 T_PAPER = 1e6 * 0.01
-
-#: Practical tolerances for §3's visual statements ("samples correctly", "kinetic
-#: energy around 0.5"), used only once exactness has been rejected: a total variation
-#: on 20 equiprobable bins of at most 0.05 and a mean kinetic energy within 0.025 of
-#: 0.5 are invisible in a density plot like Figure 1.
-TOL_TV = 0.05
-TOL_K = 0.025
 
 
 def derived_xi_slope(D: float, n: int, *, old_p: bool = False) -> float:
@@ -383,6 +398,60 @@ class TemperedDoubleWell:
         return float(self.cdf([self.problem.barrier])[0])
 
 
+def _mean_abs_quadratic(a: float, u: np.ndarray) -> np.ndarray:
+    """``E|a(Z² − 1) + uZ|`` for ``Z ~ N(0, 1)``, ``a > 0``, in closed form.
+
+    The quadratic is negative between its roots ``r₁ < r₂``; its mean is 0, and
+    ``∫(a z² + u z − a)φ dz = −(a z + u)φ(z)``, so the mean absolute value is
+    ``2[(a z + u)φ(z)]_{r₁}^{r₂}``.
+    """
+    disc = np.sqrt(u * u + 4 * a * a)
+    r1, r2 = (-u - disc) / (2 * a), (-u + disc) / (2 * a)
+    phi = scipy.stats.norm.pdf
+    return 2 * ((a * r2 + u) * phi(r2) - (a * r1 + u) * phi(r1))
+
+
+def euler_tv_bound(problem: DoubleWell, xi: float, B: float, h: float) -> float:
+    """First-order bound on the θ-law's total variation from ρ_T for §3's fixed-ξ chain.
+
+    ``(h/2)E_μ|g − E_μ g|`` with ``g = (ξ/4T)(p² − T) + pU'/(2T)``, ``T = B/ξ`` (module
+    docstring): the first-order TV between the chain's joint invariant law and
+    ``μ ∝ exp(−H/T)``, which bounds the θ-marginal's (whose own O(h) term is zero).
+    With ``p = √T z`` the inner mean is :func:`_mean_abs_quadratic` with ``a = ξ/4``,
+    ``u = U'/(2√T)``; the outer one is a quadrature against ``ρ_T``.
+    """
+    T = B / xi
+    rho = TemperedDoubleWell(problem, T)
+
+    def inner(t: float) -> float:
+        u = float(problem.grad(np.array([[t]]))[0, 0]) / (2 * math.sqrt(T))
+        return float(_mean_abs_quadratic(xi / 4, np.array(u))) * float(rho._f(t)[0]) / rho.Z
+
+    pts = rho._breaks
+    val, _ = scipy.integrate.quad(inner, rho.LO, rho.HI, points=pts, limit=400, epsrel=1e-10)
+    return 0.5 * h * val
+
+
+def euler_kinetic_energy(T: float, xi: float, h: float, mean_grad_sq: float) -> float:
+    """Stationary ``E[K]`` of §3's fixed-ξ Euler chain to second order in h.
+
+    ``(T/2)/(1 − ξh/2) + (h²/8)E_ρ[|∇U|²] + O(h³)`` (module docstring; ``T = B/ξ`` and
+    ``mean_grad_sq = E_{ρ_T}|∇U|²``, one coordinate).
+    """
+    return 0.5 * T / (1 - xi * h / 2) + h * h * mean_grad_sq / 8
+
+
+def _mean_grad_sq(problem: DoubleWell, T: float) -> float:
+    """``E_{ρ_T}[U'(θ)²]`` by quadrature."""
+    rho = TemperedDoubleWell(problem, T)
+
+    def f(t: float) -> float:
+        return float(problem.grad(np.array([[t]]))[0, 0]) ** 2 * float(rho._f(t)[0]) / rho.Z
+
+    val, _ = scipy.integrate.quad(f, rho.LO, rho.HI, points=rho._breaks, limit=400, epsrel=1e-10)
+    return val
+
+
 def _law_test(fracs: np.ndarray, F: np.ndarray, budget: _Budget) -> dict[str, Any]:
     """Test the θ-law through its CDF at k points, and measure its distance.
 
@@ -392,7 +461,8 @@ def _law_test(fracs: np.ndarray, F: np.ndarray, budget: _Budget) -> dict[str, An
     agree (zero spread) and differ from ``F`` counts as infinitely significant.
     Distances: the largest CDF gap over the points, and the total variation on
     the k + 1 bins they delimit (a lower bound on the full TV), with its
-    delta-method standard error and its noise floor ``½ Σ se_j √(2/π)``.
+    delta-method standard error, an upper bound ``½ Σ se_j`` on its standard deviation
+    valid at any TV, and its noise floor ``½ Σ se_j √(2/π)``.
     """
     m, k = fracs.shape
     mean = fracs.mean(axis=0)
@@ -408,7 +478,11 @@ def _law_test(fracs: np.ndarray, F: np.ndarray, budget: _Budget) -> dict[str, An
     tv = 0.5 * float(np.abs(dev).sum())
     s = np.sign(dev)
     tv_se = 0.5 * float((bins_c @ s).std(ddof=1) / math.sqrt(m))
-    floor = 0.5 * float(np.sum(bins_c.std(axis=0, ddof=1) / math.sqrt(m)) * math.sqrt(2 / math.pi))
+    # sd(Σ|X_j|) ≤ Σ sd(|X_j|) ≤ Σ sd(X_j) (Minkowski): an upper bound on the TV
+    # estimator's standard deviation that holds at any TV, also near 0 where the
+    # delta-method tv_se (taken at the estimated signs) does not
+    se_bound = 0.5 * float(np.sum(bins_c.std(axis=0, ddof=1) / math.sqrt(m)))
+    floor = se_bound * math.sqrt(2 / math.pi)
     j = int(np.argmax(np.abs(diff)))
     return {
         "reject": zmax > crit,
@@ -418,6 +492,7 @@ def _law_test(fracs: np.ndarray, F: np.ndarray, budget: _Budget) -> dict[str, An
         "sup_cdf_gap_se": float(se[j]),
         "tv": tv,
         "tv_se": tv_se,
+        "tv_se_bound": se_bound,
         "tv_noise_floor": floor,
     }
 
@@ -1214,10 +1289,12 @@ def check_dw(
       ``p' = p − ξph − h g`` with the gradient estimate ``g`` the step used (to
       rounding), and ``h(g − ∇U)`` has variance ``2Bh`` (χ² test).
     * **ξ = 1 samples correctly**, **SGNHT samples correctly with kinetic energy
-      0.5**: the θ-law against ``ρ ∝ exp(−U)`` (CDF at its 19 vigintiles, exact by
-      quadrature, per-chain fractions i.i.d. over chains; TV on 20 equiprobable
-      bins with MC error), E[K] against 0.5, and well switching faster than one
-      per paper run (``T_PAPER`` time units).
+      0.5**: the θ-law's TV to ``ρ ∝ exp(−U)`` (20 equiprobable bins, exact by
+      quadrature, per-chain fractions i.i.d. over chains) within the first-order
+      discretisation bound at h (an equivalence test), E[K] against the discrete
+      chain's value (Euler's for fixed ξ, 0.5 for SGNHT) with its power, and well
+      switching faster than one per paper run (``T_PAPER`` time units); combined by
+      :func:`decide.all_of` (:func:`_dw_correct_part`).
     * **ξ = 10 sticks in one well**: switching rate below ``1/T_PAPER`` (Poisson
       test), kinetic energy below 0.5.
     * **ξ = 0.1 overheats**: kinetic energy above 0.5 and the θ-law ≠ ρ; the θ-law
@@ -1329,6 +1406,8 @@ def check_dw(
     r0 = 1.0 / T_PAPER
     ctx = {
         "budget": budget,
+        "B": B,
+        "problem": problem,
         "F_rho": F_rho,
         "exposure": exposure,
         "r0": r0,
@@ -1367,7 +1446,6 @@ def check_dw(
         "exposure_chain_time": exposure,
         "paper_horizon_time": T_PAPER,
         "cores": (_LEFT_CORE, _RIGHT_CORE),
-        "tolerances": {"TV": TOL_TV, "K": TOL_K},
         "figure_data": figures,
     }
 
@@ -1489,68 +1567,102 @@ def _switch_meas(st, ctx, test) -> dict[str, Measurement]:
 
 
 def _dw_correct_part(name: str, st, ctx, *, xi: float | None, h: float) -> Part:
-    """'samples correctly' (and kinetic energy 0.5): θ-law = ρ, E[K] = 0.5, mixes between wells."""
-    budget = ctx["budget"]
+    """'samples correctly' (and kinetic energy 0.5): θ-law ≈ ρ, E[K], mixes between wells.
+
+    Three decisions, combined by :func:`decide.all_of`, each against what the
+    *discretised* chain should do at this h (module docstring), so the verdict settles
+    as the sample grows instead of flipping once a test resolves the O(h) bias:
+
+    * θ-law: :func:`decide.within_tolerance` of the TV to ρ (20 equiprobable bins, its
+      standard deviation bounded by ``½ Σ se_j``) against :func:`euler_tv_bound` — for
+      fixed ξ the first-order TV of the chain's joint law, a bound on the θ-law's; for
+      SGNHT (no closed form) the same bound for the Euler chain with ξ frozen at its
+      stationary mean B (E[ξ] = B + O(h²) here).
+    * E[K]: :func:`decide.statistical_test` against :func:`euler_kinetic_energy` (fixed
+      ξ) or 0.5 (SGNHT, exact: ``E|p|²/n = 1``); the meaningful effect is the O(h) Euler
+      term ``ξTh/4`` (at ξ = B for SGNHT): a test that cannot see it cannot tell the
+      discrete chain's E[K] from the continuous one, and does not confirm.
+    * mixing: :func:`decide.exact_comparison` of the exact (Garwood) lower bound on the
+      switching rate, at the check's α share, against one switch per paper run.
+    """
+    budget, B, problem = ctx["budget"], ctx["B"], ctx["problem"]
     law = _law_test(st["F_rho"], ctx["F_rho"], budget)
-    kt = _t_test(st["K"], 0.5, budget.each)
     k = int(st["switches"].sum())
     mix = _poisson_rate(k, ctx["exposure"], ctx["r0"], budget.each, "greater")
     left, left_se = _mean_se(st["left"])
-    measured = {
-        "TV to ρ (20 equiprobable bins)": Measurement(
-            law["tv"], law["tv_se"], note=f"noise floor {law['tv_noise_floor']:.4f}"
-        ),
-        "sup CDF gap to ρ": Measurement(
-            law["sup_cdf_gap"],
-            law["sup_cdf_gap_se"],
-            note=f"max |z| {law['max_abs_z']:.2f}, crit {law['crit']:.2f}",
-        ),
-        "left-well mass": Measurement(left, left_se, note=f"exact {ctx['left_exact']:.6f}"),
-        **_k_meas(st),
-        **_switch_meas(st, ctx, mix),
-    }
-    if xi is not None:
-        measured["E[K] derived for Euler, 0.5/(1 − ξh/2)"] = Measurement(0.5 / (1 - xi * h / 2))
-    kdev = abs(kt["mean"] - 0.5)
-    if not law["reject"] and not kt["reject"] and mix["reject"]:
-        verdict = "confirmed"
-        reading = (
-            f"θ-law = ρ and E[K] = 0.5 not rejected (TV {law['tv']:.4f}, E[K] {kt['mean']:.5f} "
-            f"± {kt['se']:.2g}); {k} well switches"
-        )
-    elif mix["reject"] and law["tv"] <= TOL_TV and kdev <= TOL_K:
-        verdict = "qualified"
-        failed = []
-        if law["reject"]:
-            failed.append(f"θ-law = ρ (max |z| {law['max_abs_z']:.2f} > {law['crit']:.2f})")
-        if kt["reject"]:
-            euler = (
-                ""
-                if xi is None
-                else f"; Euler predicts 0.5/(1 − ξh/2) = {0.5 / (1 - xi * h / 2):.5f}"
-            )
-            failed.append(f"E[K] = 0.5 (measured {kt['mean']:.5f} ± {kt['se']:.2g}{euler})")
-        reading = (
-            f"samples ρ up to a discretisation bias at h = {h:g}: rejected exactly "
-            f"{' and '.join(failed)}, but TV {law['tv']:.4f} ± {law['tv_se']:.4f} ≤ {TOL_TV} and "
-            f"|E[K] − 0.5| = {kdev:.4f} ≤ {TOL_K}; {k} well switches"
-        )
+    k_mean, k_se = _mean_se(st["K"])
+    xi_ref = B if xi is None else xi  # SGNHT: ξ → B (Appendix B)
+    T = B / xi_ref
+    tol_tv = euler_tv_bound(problem, xi_ref, B, h)
+    tv_src = (
+        f"(h/2)E_μ|g − Eg|, the first-order TV of the Euler chain's joint law at ξ = {xi_ref:g}, "
+        f"h = {h:g}; the θ-law's own O(h) term is 0 (module docstring)"
+    )
+    if xi is None:
+        tv_src += "; SGNHT's own first-order term has no closed form: ξ frozen at E[ξ] = B"
+        k_target, k_src = 0.5, "0.5 exactly: E|p|²/n = 1 for SGNHT's discrete chain"
     else:
-        verdict = "refuted"
-        reading = (
-            f"TV to ρ {law['tv']:.4f} ± {law['tv_se']:.4f}, "
-            f"E[K] {kt['mean']:.4f} ± {kt['se']:.4f}, {k} switches "
-            f"(mixing {'shown' if mix['reject'] else 'not shown'})"
-        )
-    return Part(
+        k_target = euler_kinetic_energy(T, xi, h, _mean_grad_sq(problem, T))
+        k_src = "(T/2)/(1 − ξh/2) + (h²/8)E_ρ[U'²], Euler to O(h³)"
+    k_effect = xi_ref * T * h / 4
+    theta_law = decide.within_tolerance(
+        "θ-law",
+        "TV(θ-law, ρ) within the discretisation bias allowed at h",
+        estimate=law["tv"],
+        target=0.0,
+        se=law["tv_se_bound"],
+        tol=tol_tv,
+        tol_source=tv_src,
+        alpha=budget.each,
+        holds=f"TV to ρ {law['tv']:.4f} is within the bound {tol_tv:.4f}",
+        fails=f"TV to ρ {law['tv']:.4f} exceeds the bound {tol_tv:.4f}",
+        measured={
+            "TV to ρ (20 equiprobable bins)": Measurement(
+                law["tv"],
+                law["tv_se_bound"],
+                note=f"sd bound ½Σse_j; delta-method se {law['tv_se']:.2g}; "
+                f"noise floor {law['tv_noise_floor']:.4f}",
+            ),
+            "sup CDF gap to ρ": Measurement(
+                law["sup_cdf_gap"],
+                law["sup_cdf_gap_se"],
+                note=f"exactness test: max |z| {law['max_abs_z']:.2f}, crit {law['crit']:.2f}",
+            ),
+            "left-well mass": Measurement(left, left_se, note=f"exact {ctx['left_exact']:.6f}"),
+        },
+        counterexample={"tv": law["tv"], "tv_se": law["tv_se"], "left_mass": left},
+    )
+    kinetic = decide.statistical_test(
+        "E[K]",
+        f"E[K] = {k_target:.6f} ({k_src})",
+        estimate=k_mean,
+        target=k_target,
+        se=k_se,
+        alpha=budget.each,
+        meaningful_effect=k_effect,
+        effect_label="|E[K] − target| (the O(h) Euler term ξTh/4)",
+        holds=f"E[K] {k_mean:.5f} ± {k_se:.2g} agrees with {k_target:.5f}",
+        fails=f"E[K] {k_mean:.5f} ± {k_se:.2g} differs from {k_target:.5f}",
+        measured={**_k_meas(st), "E[K] target": Measurement(k_target, note=k_src)},
+        counterexample={"E_K": k_mean, "se": k_se, "target": k_target},
+    )
+    mixing = decide.exact_comparison(
+        "mixing",
+        "switching rate > one per paper run (10⁴ time units)",
+        value=mix["lower"],
+        target=ctx["r0"],
+        relation=">",
+        tol_source=f"exact one-sided Garwood lower bound at α = {budget.each:.2g}",
+        holds=f"{k} well switches: rate > {mix['lower']:.2g} per time unit",
+        fails=f"{k} well switches: a rate ≤ 1/10⁴ per time unit is not excluded",
+        measured=_switch_meas(st, ctx, mix),
+        counterexample={"switches": k, "exposure": ctx["exposure"]},
+    )
+    return decide.all_of(
         name,
-        verdict,
-        "θ ~ ρ ∝ exp(−U), E[K] = 0.5, switching between wells",
-        measured,
-        reading,
-        None
-        if verdict != "refuted"
-        else {"tv": law["tv"], "E_K": kt["mean"], "switches": k, "left_mass": left},
+        "θ ~ ρ ∝ exp(−U) and E[K] as the discretised chain should have them at h, "
+        "switching between wells",
+        {"θ-law": theta_law, "E[K]": kinetic, "mixing": mixing},
     )
 
 
