@@ -77,9 +77,10 @@ is no farther than the joint law), the tolerance of the θ-law part
 (:func:`euler_tv_bound`, by quadrature); (iii) squaring the p-update with stationarity
 of ``E U(θ)`` gives ``E[K] = (T/2)/(1 − ξh/2) + (h²/8)E_ρ[U'²] + O(h³)``
 (:func:`euler_kinetic_energy`; the Gaussian case is exact and checked in the tests).
-For SGNHT the same equation in ``(θ, p, ξ)`` has no polynomial solution of degree
-≤ 6 (sympy), so its first-order term is not known in closed form; its kinetic energy
-is exact (``E|p|²/n = 1``, above).
+For SGNHT the same equation in ``(θ, p, ξ)`` has no solution polynomial of degree
+≤ 6 in ``(p, ξ − B)`` with coefficients in span{1, U, U', U'', U'²} (a sympy search),
+so its first-order term is not known in closed form; its kinetic energy is exact
+(``E|p|²/n = 1``, above).
 
 Statistics
 ----------
