@@ -76,6 +76,13 @@ def test_underdamped_mapping_gives_registry_coefficients(kernel, algorithm, conv
         assert math.isclose(c * q["xi0"], gamma)
 
 
+def test_predicted_xi_shift_adds_the_old_momentum_term():
+    """h·tr(Λ)/d (explicit θ update, as blackjax) plus 2h/d (ξ from the old momentum)."""
+    prob = targets.plan("sgnht").reference_problem
+    lam = np.trace(prob.precision)
+    assert math.isclose(pa.predicted_sgnht_xi_shift(0.05, prob), 0.05 * (lam + 2) / prob.d)
+
+
 def test_mapping_rejects_what_posteriors_cannot_express():
     with pytest.raises(ValueError, match="maps onto"):
         pa.posteriors_parameters("sgld", "sgnht", {}, 0.1, 4)
@@ -163,19 +170,6 @@ def test_posteriors_baoa_passes(validate):
     assert rep.verdict == "pass", rep.summary()
 
 
-def predicted_xi_shift(h: float, problem) -> float:
-    """First-order excess of posteriors' ``E ξ`` over SGNHT Algorithm 1's.
-
-    ``h·tr(Λ)/d`` from the explicit position update (blackjax's, see
-    :func:`~sgmcmc_verify.validation.blackjax_adapter.predicted_sgnht_xi_shift`) plus
-    ``2h/d`` from updating ξ with the old momentum: Algorithm 1's ``ξ_t`` contains
-    ``h(p_tᵀp_t/d − 1)``, whose covariance with ``p_tᵀp_t/d`` is ``h·Var(pᵀp/d) = 2h/d``
-    (Gaussian ``p``); the kinetic-energy balance fixes ``E[ξ·pᵀp/d]``, so dropping that
-    covariance raises ``E ξ`` by as much.
-    """
-    return ba.predicted_sgnht_xi_shift(h, problem) + 2 * h / problem.d
-
-
 @pytest.mark.peers
 def test_posteriors_sgnht_thermostat_settles_higher(validate):
     """sgnht: θ's variances and E[pᵀp]/d agree with Algorithm 1; E ξ is higher by
@@ -192,8 +186,17 @@ def test_posteriors_sgnht_thermostat_settles_higher(validate):
     xi = _check(rep, "reference comparison at h=0.05").numbers["E ξ"]
     shift = xi["impl"] - xi["reference"]
     se = abs(shift) / norm.isf(xi["p"] / 2)
-    pred = predicted_xi_shift(0.05, problem)  # 0.1225
+    pred = pa.predicted_sgnht_xi_shift(0.05, problem)  # 0.1225
     # z-test of the shift against the prediction, two-sided α = 2.7e-3 (3 s.e.)
     assert abs(shift - pred) < 3 * se, (shift, se, pred)
     # and it is not blackjax's shift alone (the ξ update is a second difference)
     assert shift - ba.predicted_sgnht_xi_shift(0.05, problem) > 3 * se, (shift, se)
+
+
+@pytest.mark.peers
+def test_posteriors_baoa_without_a_reference_is_consistent_and_named(validate):
+    """validate(fn) with no algorithm: BAOA's moments tend to the target as h → 0, and the
+    draws are named as the registry's baoa (issue 11 item 2 on a peer kernel)."""
+    rep = validate(pa.sample_function("baoa"), profile="quick")
+    assert rep.verdict == "pass", rep.summary()
+    assert "fit the exact law of `baoa`" in _check(rep, "consistency (h → 0)").message
