@@ -258,7 +258,8 @@ def test_reference_free_sampler_mode_judges_consistency_with_stated_power():
     rep = validate(_sgld_numpy)
     cons = rep.checks[-1]
     assert rep.verdict == "pass", rep.summary()
-    assert cons.numbers["Var θ error detectable at power 0.9"] < 0.05
+    # quick profile, Richardson weights (8, −6, 1)/3: Var θ errors ≥ ~7 % detectable
+    assert cons.numbers["Var θ error detectable at power 0.9"] < 0.1
     assert "`sgld`" in cons.message
 
     def half(problem, h, n, c, s):
