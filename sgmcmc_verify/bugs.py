@@ -571,7 +571,11 @@ CATALOGUE: dict[str, tuple[str, Any, str]] = {
     ),
     "uld-em/noise-unit-friction": ("uld-em", noise_unit_friction, "√(2h) for √(2γh)"),
     "sghmc-svr/noise-unit-friction": ("sghmc-svr", noise_unit_friction, "√(2h) for √(2Dh)"),
-    "sghmc-chen/noise-unit-friction": ("sghmc-chen", noise_unit_friction, "A = 1 in the noise"),
+    "sghmc-chen/noise-unit-friction": (
+        "sghmc-chen",
+        noise_unit_friction,
+        "noise √(2h(A − B̂)/A) for √(2h(A − B̂))",
+    ),
     "svrg-hmc/drift-unit-friction": ("svrg-hmc", drift_unit_friction, "(1 − h)p for (1 − Dh)p"),
     "sghmc-ewsg/drift-unit-friction": ("sghmc-ewsg", drift_unit_friction, "γ = 1 in the drift"),
     "baoa/o-step-unit-friction": ("baoa", o_step_unit_friction, "O noise with γ = 1"),

@@ -261,6 +261,11 @@ def _parser() -> argparse.ArgumentParser:
         "--noise-dim", type=_positive_int, default=None, metavar="N",
         help="--mode step: standard normals per chain and step (default d)",
     )  # fmt: skip
+    v.add_argument(
+        "--unit-mass", action="store_true",
+        help="without --algorithm: the scheme claims E ppᵀ = I, so p is judged too "
+        "(default: θ only)",
+    )  # fmt: skip
     profile_seed(v, "for the validation")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -815,7 +820,7 @@ def _validate(args: argparse.Namespace) -> int:
         rep = validation.validate(
             fn, args.algorithm, mode=args.mode, params=params or None, profile=args.profile,
             seed=args.seed, timeout=args.timeout, hs=tuple(args.h) if args.h else None,
-            **{k: v for k, v in step_only.items() if v is not None},
+            unit_mass=args.unit_mass, **{k: v for k, v in step_only.items() if v is not None},
         )  # fmt: skip
     except validation.ImplementationError as err:  # the user's function failed: an error
         _say(f"sgmcmc-verify: validation error: {err}".splitlines()[0], err=True)

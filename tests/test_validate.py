@@ -267,3 +267,18 @@ def test_reference_free_sampler_mode_judges_consistency_with_stated_power():
 
     bad = validate(half).checks[-1]
     assert bad.verdict == "fail" and "temperature ≈ 0.5" in bad.message
+
+
+def test_reference_free_mode_passes_correct_schemes_and_refuses_what_it_cannot_judge():
+    """Correct SAGA-LD and ULD-EM pass (α = 0.01 in total, fixed seeds); a BAOA with
+    friction 0.1 is still moving after the burn-in: inconclusive (error), not inconsistent;
+    params do nothing without an algorithm: an error before anything runs."""
+    for alg in ("saga-ld", "uld-em"):
+        rep = validate(reference_sample_function(alg))
+        assert rep.verdict == "pass", (alg, rep.summary())
+    slow = validate(reference_sample_function("baoa", gamma=0.1))
+    cons = slow.checks[-1]
+    assert slow.verdict == "error" and cons.verdict == "inconclusive"
+    assert "not stationary" in cons.message
+    with pytest.raises(ValueError, match="do nothing"):
+        validate(_sgld_numpy, params={"n": 2})

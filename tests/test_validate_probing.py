@@ -55,7 +55,13 @@ def test_users_baoab_gets_its_exact_law_passes_and_is_named():
     assert rep.verdict == "pass", rep.summary()
     probe_check, cons = rep.checks
     assert probe_check.numbers["calls"] == 6 * 16  # one call per (h, index draw): counts
-    assert "zero to rounding" not in cons.message  # p carries an O(h²) bias
+    # θ only by default: BAOAB samples a Gaussian's configuration exactly at every h
+    # (Leimkuhler & Matthews 2013), which the probe finds to rounding
+    assert "zero to rounding at every h" in cons.message
+    # declared unit mass, p is judged too, and BAOAB's p carries an O(h²) bias
+    with_p = validate(baoab, mode="step", state=CACHE, params={"gamma": 1.3}, unit_mass=True)
+    assert with_p.verdict == "pass"
+    assert with_p.checks[-1].numbers["bias order at the smallest h"] == pytest.approx(2, abs=0.05)
     # its θ-chain is BAOA's (the registry reference, posteriors' BAOA) with a full gradient
     assert "θ-chain is that of `baoa (gradient='full')`" in cons.message
     closest = cons.numbers["closest registry schemes (θ-law gap)"][0]
@@ -187,3 +193,95 @@ def test_named_algorithm_garbage_params_are_errors():
         validate(sgld, "sgld", mode="step", params={"n": -3})
     with pytest.raises(ValueError, match=r"nope"):
         validate(sgld, "nope", mode="step")
+
+
+def _baoa_pair(o_noise=None, friction=1.3):
+    """BAOA on the (θ, p) state (one gradient per step), optionally with a broken O step."""
+
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        th, p = state["theta"], state["p"]
+        p = p - h * problem.grad(th)
+        th = th + h / 2 * p
+        c = np.exp(-friction * h)
+        scale = np.sqrt(1 - c * c) if o_noise is None else o_noise(friction, h)
+        p = c * p + scale * noise
+        return {"theta": th + h / 2 * p, "p": p}
+
+    return step
+
+
+def test_a_splitting_with_one_bug_gets_that_finding_and_no_other():
+    """Splittings are not linear in h: (M − I)/h carries O(h²) terms that a first-order
+    extrapolation mistook for bugs (a position factor, noise in θ, prior weights 0.99991).
+    The tolerance now comes from two extrapolation orders."""
+    rep = validate(_baoa_pair(lambda g, h: np.sqrt(g * h)), mode="step", state=MOM,
+                   params={"gamma": 1.3}, unit_mass=True)  # fmt: skip
+    msg = rep.checks[-1].message
+    assert rep.verdict == "fail" and "temperature 0.5" in msg
+    for false in ("θ moves with", "noise enters θ", "prior's gradient", "data gradient"):
+        assert false not in msg, msg
+
+
+def test_the_generator_uses_the_actual_step_size_ratios():
+    rep = validate(_baoa_pair(lambda g, h: np.sqrt(g * h)), mode="step", state=MOM,
+                   hs=[0.2, 0.1, 0.05, 0.02], unit_mass=True)  # fmt: skip
+    msg = rep.checks[-1].message
+    assert "temperature 0.5" in msg and "prior's gradient" not in msg, msg
+
+
+def test_step_sizes_the_user_cannot_have_meant_are_left_out_not_failed():
+    """Friction 12 makes explicit Euler unstable at the ladder's h = 0.2; the h → 0 limit
+    rests on the small step sizes, where it is stable: a pass, with h = 0.2 left out."""
+
+    def stiff(state, **kw):
+        return explicit_sghmc(state, **kw, friction=12.0)
+
+    rep = validate(stiff, mode="step", state=MOM)
+    cons = rep.checks[-1]
+    assert rep.verdict == "pass", rep.summary()
+    assert cons.numbers["left out (no stationary law)"] == [0.2]
+
+
+def test_too_few_step_sizes_and_float32_are_clear_errors():
+    with pytest.raises(ValueError, match="at least 4 step sizes"):
+        validate(sgld, mode="step", hs=[0.1, 0.05, 0.025])
+
+    def low(state, **kw):
+        out = sgld(state, **kw)
+        return {"theta": out["theta"].astype(np.float32)}
+
+    rep = validate(low, mode="step")
+    assert rep.verdict == "error" and "float64 is required" in rep.checks[0].message
+
+
+def test_the_suggested_remedy_is_a_valid_call_that_passes():
+    def baoa_full(state, *, h, noise, indices, problem, randomness=None):
+        return _baoa_pair(friction=1.5)(state, h=h, noise=noise, indices=indices, problem=problem)
+
+    rep = validate(baoa_full, "uld-em", mode="step")
+    exact = next(c for c in rep.checks if c.name == "exact law of uld-em")
+    remedy = "algorithm='baoa', params={'gradient': 'full'}"
+    assert exact.verdict == "fail" and remedy in exact.message
+    ok = validate(baoa_full, "baoa", mode="step", params={"gradient": "full"})
+    assert ok.verdict == "pass", ok.summary()
+
+
+def test_probed_reference_laws_agree_with_the_papers_transcriptions():
+    """The exact reference laws of memoryless schemes are read off the reference steps;
+    exact/linear.py transcribes the same schemes from the papers: on the validation
+    problem (prior, d = 2, friction 1.5) they agree to rounding."""
+    from sgmcmc_verify.exact import linear
+    from sgmcmc_verify.validation import probing
+
+    for name, kw in (("uld-em", {"gamma": 1.5}), ("baoa", {"gamma": 1.5, "gradient": "full"}),
+                     ("obabo", {"gamma": 1.5, "gradient": "full"}), ("lmc", {})):  # fmt: skip
+        for h in (0.2, 0.05):
+            step, state, law, nd = probing.sampler_step(name, P, h=h, **kw)
+            from sgmcmc_verify.exact import probe
+
+            st = probe.probe_chain(step, state, h=h, law=law, noise_dim=nd,
+                                   kwargs={"problem": P}).stationary()  # fmt: skip
+            ref = linear.algorithm_moments(name, P, h, **kw)
+            m = ref.mean.size
+            assert np.allclose(st.state_mean[0, :m], ref.mean, rtol=0, atol=1e-12), name
+            assert np.allclose(st.state_cov[0, :m, :m], ref.cov, rtol=0, atol=1e-12), name

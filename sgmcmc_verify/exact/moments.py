@@ -337,8 +337,7 @@ def build_chain(
 
     # The Gaussian prior U_0 (zero for a flat one) is evaluated exactly by every estimator
     # (SVRHMC §2): ∇U_0(θ) = Λ_0 θ − Λ_0 μ_0.
-    L0 = getattr(problem, "prior_precision", np.zeros((d, d)))
-    m0 = getattr(problem, "prior_mean", np.zeros(d))
+    L0, m0 = problem.prior_precision, problem.prior_mean
 
     def estimate(S: tuple[int, ...]):
         """The gradient estimate as ``A z + b`` (AGLD eqs. (3), (4), (6)), prior included."""

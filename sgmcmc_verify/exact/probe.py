@@ -315,6 +315,12 @@ def probe_chain(
                 f"the step added state entries {extra} that the harness did not pass: "
                 "state it keeps must be declared in the template (float arrays)"
             )
+        low = sorted(k for k, v in out.items() if np.asarray(v).dtype != np.float64)
+        if low:
+            raise ValueError(
+                f"the step returned {low} as {np.asarray(out[low[0]]).dtype}; float64 is "
+                "required (lower precision would look like a nonlinearity to the probe)"
+            )
         F = layout.flatten({k: np.asarray(v) for k, v in out.items()})
         if F.shape[0] != rows:
             raise ValueError(f"the step returned {F.shape[0]} chains for {rows}")

@@ -88,8 +88,10 @@ class GaussianQuadratic(Problem):
             d=d,
             citation="quadratic data terms; DESIGN.md 'Problems carry their answers'",
             exact={
-                "mean": Exact(mean, "closed form μ = Λ⁻¹ Σ Λ_i c_i, float64 linear solve"),
-                "cov": Exact(cov, "closed form Λ⁻¹ with Λ = Σ Λ_i, float64 inverse"),
+                "mean": Exact(
+                    mean, "closed form μ = Λ⁻¹(Λ_0 μ_0 + Σ Λ_i c_i), float64 linear solve"
+                ),
+                "cov": Exact(cov, "closed form Λ⁻¹ with Λ = Λ_0 + Σ Λ_i, float64 inverse"),
                 "log_normaliser": Exact(
                     float(self._log_normaliser(c, P, Lam, mean, L0, m0)),
                     "closed form: log ∫ exp(-U) = d/2·log 2π − ½ log det Λ − U(μ)",

@@ -32,7 +32,7 @@ same checks.  Their labelled dimensions make ``(chain, draw)`` arrays unambiguou
 Dtypes: real numbers only (``float``, ``int``, ``uint``).  Complex arrays are refused,
 not cast (the cast would silently drop the imaginary part); object, structured, string
 and boolean arrays are refused.  Values are not checked for NaN or inf here: the
-harness reports non-finite draws itself as an ``error`` check
+harness reports non-finite draws itself, as a ``fail`` (a divergence)
 (:func:`sgmcmc_verify.validation.core.check_draws`).
 
 File names echoed in messages have their control characters escaped (``\\x1b``), so a

@@ -37,7 +37,10 @@ from .report import CheckResult
 
 __all__ = [
     "EXACT_HS",
+    "MIN_HS",
     "ExactLadder",
+    "SchemeMatch",
+    "consistency_check",
     "diagnose_generator",
     "exact_ladder",
     "identify_scheme",
@@ -51,6 +54,19 @@ EXACT_HS = (0.2, 0.1, 0.05, 0.025, 0.0125, 0.00625)
 #: Rounding floor of the consistency check: the stationary solve's relative error at the
 #: smallest h (its conditioning grows like 1/h), with margin.
 ROUNDING_FLOOR = 1e-9
+
+#: Step sizes the h → 0 limit rests on (the smallest ones; they must all be stable), and
+#: the least a step-mode ladder may have (validate checks it before the step runs).
+MIN_HS = 4
+
+#: The resolution factor: the truncation error of the higher-degree extrapolant is taken as
+#: at most this multiple of its difference from the next lower degree's (whose own error
+#: that difference estimates).
+RESOLUTION_FACTOR = 3.0
+
+#: Above this resolution (relative to the target's scales) a consistency check decides
+#: nothing: "inconclusive", never a pass.
+RESOLUTION_CEILING = 1e-2
 
 
 @dataclass(frozen=True)
@@ -69,6 +85,9 @@ class ExactLadder:
     d : int
     calls : int
         Calls of the step function (one per index draw and step size).
+    unstable : tuple of float
+        Step sizes left out because the chain has no stationary law there (only allowed
+        above the :data:`MIN_HS` smallest).
     """
 
     hs: tuple[float, ...]
@@ -78,6 +97,7 @@ class ExactLadder:
     keys: tuple[str, ...]
     d: int
     calls: int
+    unstable: tuple[float, ...] = ()
 
 
 def exact_ladder(
@@ -100,10 +120,10 @@ def exact_ladder(
         No stationary law at some ``h`` (the spectral radius of the moment map is ≥ 1),
         or a malformed state.
     """
-    chains, means, covs, calls = [], [], [], 0
+    chains, means, covs, calls, kept, unstable = [], [], [], 0, [], []
     keys: tuple[str, ...] = ()
     d = problem.d
-    for h in hs:
+    for h in sorted(hs, reverse=True):
         pc = probe.probe_chain(
             step,
             state,
@@ -120,13 +140,24 @@ def exact_ladder(
         try:
             st = pc.stationary()
         except ValueError as err:
-            raise ValueError(f"at h = {h:g}: {err}") from None
+            # a step size the harness chose may be too large for the user's friction: only
+            # an unstable chain at the small step sizes the limit rests on is a finding
+            unstable.append((h, str(err)))
+            continue
         m = len(keys) * d
         pub = slice(0, m)  # θ then p lead the layout (StateLayout.of)
         means.append(st.state_mean[0, pub])
         covs.append(st.state_cov[0, pub, pub])
         chains.append(pc)
-    return ExactLadder(tuple(hs), chains, np.array(means), np.array(covs), keys, d, calls)
+        kept.append(h)
+    smallest = sorted(hs)[:MIN_HS]
+    bad = [(h, e) for h, e in unstable if h in smallest]
+    if bad:
+        raise ValueError(f"at h = {bad[0][0]:g}: {bad[0][1]}")
+    return ExactLadder(
+        tuple(kept), chains, np.array(means), np.array(covs), keys, d, calls,
+        tuple(h for h, _ in unstable),
+    )  # fmt: skip
 
 
 def _target(problem: GaussianQuadratic, keys: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -160,26 +191,48 @@ def _extrapolate(hs: np.ndarray, vals: np.ndarray, degree: int) -> np.ndarray:
     return np.linalg.solve(V, y)[0].reshape(vals.shape[1:])
 
 
-def consistency_check(lad: ExactLadder, problem: GaussianQuadratic) -> CheckResult:
-    """Does the exact stationary law converge to the target as ``h → 0``?"""
+def _judged(lad: ExactLadder, unit_mass: bool) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """The keys judged against the target and their laws along the ladder.
+
+    θ always; p only when the scheme claims unit mass (``E ppᵀ = I``): a correct scheme
+    with another mass, or in a (θ, v = hp) parametrisation, must not be called inconsistent.
+    """
+    if unit_mass or lad.keys == ("theta",):
+        return lad.keys, lad.mean, lad.cov
+    d = lad.d
+    return ("theta",), lad.mean[:, :d], lad.cov[:, :d, :d]
+
+
+def consistency_check(
+    lad: ExactLadder, problem: GaussianQuadratic, *, unit_mass: bool = False
+) -> CheckResult:
+    """Does the exact stationary law converge to the target as ``h → 0``?
+
+    The limit is the polynomial extrapolant of degree ``k = min(4, len(hs) − 1)`` through
+    the ladder; the extrapolant of degree ``k − 1`` differs from it by about the lower
+    one's truncation error, and :data:`RESOLUTION_FACTOR` times that difference (floored at
+    rounding) bounds the higher one's: the verdict's resolution, stated with it.  A gap
+    above the resolution fails; a resolution above :data:`RESOLUTION_CEILING` decides
+    nothing (inconclusive).
+    """
     hs = np.array(lad.hs)
-    tmean, tcov = _target(problem, lad.keys)
-    lim = {}
-    for deg in (2, 3):
-        lim[deg] = (_extrapolate(hs, lad.mean, deg), _extrapolate(hs, lad.cov, deg))
-    gap = _relative_gap(*lim[3], tmean, tcov)
-    # ten times the two extrapolants' disagreement (the truncation error it estimates),
-    # floored at the solve's rounding
-    resolution = max(10 * _relative_gap(*lim[3], *lim[2]), ROUNDING_FLOOR)
-    biases = [_relative_gap(m, c, tmean, tcov) for m, c in zip(lad.mean, lad.cov, strict=True)]
+    keys, means, covs = _judged(lad, unit_mass)
+    tmean, tcov = _target(problem, keys)
+    hi = min(4, len(hs) - 1)
+    lim = {deg: (_extrapolate(hs, means, deg), _extrapolate(hs, covs, deg)) for deg in (hi - 1, hi)}
+    gap = _relative_gap(*lim[hi], tmean, tcov)
+    resolution = max(RESOLUTION_FACTOR * _relative_gap(*lim[hi], *lim[hi - 1]), ROUNDING_FLOOR)
+    biases = [_relative_gap(m, c, tmean, tcov) for m, c in zip(means, covs, strict=True)]
     order = None
     if biases[-1] > 100 * ROUNDING_FLOOR and biases[-2] > 0:
         order = math.log(biases[-2] / biases[-1]) / math.log(hs[-2] / hs[-1])
     nums = {
         "h": list(lad.hs),
+        "left out (no stationary law)": list(lad.unstable),
+        "judged": list(keys),
         "stationary bias (relative, exact)": biases,
-        "h → 0 limit: mean": lim[3][0],
-        "h → 0 limit: covariance": lim[3][1],
+        "h → 0 limit: mean": lim[hi][0],
+        "h → 0 limit: covariance": lim[hi][1],
         "target mean": tmean,
         "target covariance": tcov,
         "limit gap (relative)": gap,
@@ -188,9 +241,19 @@ def consistency_check(lad: ExactLadder, problem: GaussianQuadratic) -> CheckResu
         "step calls": lad.calls,
         "source": "exact law by probing the step (moment equations, float64)",
     }
-    what = "θ" if lad.keys == ("theta",) else "(θ, p)"
+    what = "θ" if keys == ("theta",) else "(θ, p)"
+    name = "consistency (exact, h → 0)"
+    if resolution > RESOLUTION_CEILING:
+        return CheckResult(
+            name,
+            "inconclusive",
+            f"the extrapolation to h → 0 resolves only {resolution:.2g} of the target's scales "
+            f"(above {RESOLUTION_CEILING:g}): the bias is not yet polynomial at these h — give "
+            "smaller step sizes (hs=...)",
+            nums,
+        )
     if gap > resolution:
-        lm, lc = lim[3]
+        lm, lc = lim[hi]
         d = lad.d
         ratio = np.diag(lc)[:d] / np.diag(tcov)[:d]
         msg = (
@@ -200,7 +263,7 @@ def consistency_check(lad: ExactLadder, problem: GaussianQuadratic) -> CheckResu
             f"{np.round(tmean[:d], 4).tolist()}, Λ⁻¹): a gap of {gap:.3g} (relative) against "
             f"a resolution of {resolution:.2g}"
         )
-        return CheckResult("consistency (exact, h → 0)", "fail", msg, nums)
+        return CheckResult(name, "fail", msg, nums)
     zero = biases[-1] <= 100 * ROUNDING_FLOOR
     tail = (
         "its stationary bias is zero to rounding at every h"
@@ -213,39 +276,49 @@ def consistency_check(lad: ExactLadder, problem: GaussianQuadratic) -> CheckResu
         f"(limit gap {gap:.2g} ≤ resolution {resolution:.2g}: any inconsistency larger than "
         f"{resolution:.2g} of the target's scales would have been detected); {tail}"
     )
-    return CheckResult("consistency (exact, h → 0)", "pass", msg, nums)
+    return CheckResult(name, "pass", msg, nums)
 
 
 def diagnose_generator(
-    lad: ExactLadder, problem: GaussianQuadratic, n: int
+    lad: ExactLadder, problem: GaussianQuadratic, n: int, *, unit_mass: bool = False
 ) -> tuple[list[str], dict]:
     """Read the limiting SDE off the probed maps and say which term breaks the target.
 
-    From the two smallest ``h``, Richardson-extrapolated: drift ``A = lim (E M − I)/h``,
-    constant ``b = lim E c/h`` and diffusion ``D = lim E BBᵀ/h`` on the public state.
+    Drift ``A = lim (E M − I)/h``, constant ``b = lim E c/h`` and diffusion
+    ``D = lim E BBᵀ/h`` on the public state, each extrapolated to h → 0 by the quadratic
+    through the three smallest step sizes; the linear extrapolant through the two smallest
+    differs from it by about its own truncation error, and :data:`RESOLUTION_FACTOR` times
+    that difference (floored at 1e-9) is the tolerance below which no term is named.
     Overdamped (state θ): Langevin needs ``A = −(Λ_0 + Σ Λ_i)``, ``b = Λ_0 μ_0 + Σ Λ_i c_i``,
-    ``D = 2I``.  Underdamped (θ, p) with unit mass: ``A_θp = I``, ``A_pθ = −Λ``, friction
-    ``Γ = −A_pp`` and ``D_pp = 2Γ`` (fluctuation–dissipation at T = 1).  The gradient
+    ``D = 2I``.  Underdamped (θ, p): ``A_θp = M⁻¹`` (the mass; ``I`` when ``unit_mass``),
+    ``A_pθ = −Λ``, and fluctuation–dissipation at T = 1 needs ``D_pp = −(A_pp M + M A_ppᵀ)``
+    (``2Γ`` for unit mass and friction ``Γ = −A_pp``).  The gradient
     part is decomposed as ``w_0 Λ_0 + w_1 Σ Λ_i``: the weights the step gives the prior and
     the data; ``n`` is the batch size the harness passed, for naming batch-scaling slips.
     Returns the findings (sentences) and the identified numbers.
     """
-    if len(lad.chains) < 2 or set(lad.chains[-1].layout.keys) - {"theta", "p"}:
+    if len(lad.chains) < 3 or set(lad.chains[-1].layout.keys) - {"theta", "p"}:
         return [], {}
     d = lad.d
     m = len(lad.keys) * d
-    ests = []
-    for pc in lad.chains[-2:]:
+    hs = np.array([pc.h for pc in lad.chains[-3:]])
+    per_h = []
+    for pc in lad.chains[-3:]:
         M, c, BB = pc.mean_map()
-        ests.append(((M[:m, :m] - np.eye(m)) / pc.h, c[:m] / pc.h, BB[:m, :m] / pc.h))
-    (A1, b1, D1), (A2, b2, D2) = ests  # h and h/2: first-order Richardson
-    A, b, D = 2 * A2 - A1, 2 * b2 - b1, 2 * D2 - D1
+        per_h.append(np.concatenate([((M[:m, :m] - np.eye(m)) / pc.h).ravel(), c[:m] / pc.h,
+                                     (BB[:m, :m] / pc.h).ravel()]))  # fmt: skip
+    per_h = np.array(per_h)
+    quad = _extrapolate(hs, per_h, 2)
+    lin = _extrapolate(hs, per_h, 1)
+    tol = max(RESOLUTION_FACTOR * float(np.abs(quad - lin).max()), 1e-9)
+    A = quad[: m * m].reshape(m, m)
+    b = quad[m * m : m * m + m]
+    D = quad[m * m + m :].reshape(m, m)
     L0 = problem.prior_precision
     Ld = problem.precisions.sum(axis=0)
     bd = np.einsum("nij,nj->i", problem.precisions, problem.centres)
     b0 = L0 @ problem.prior_mean
     findings: list[str] = []
-    tol = 1e-6  # far above the O(h²) Richardson error at h = 0.00625 (≲ 1e-4·h ≈ 1e-7)
     if lad.keys == ("theta",):
         G, gconst, Dn = -A, b, D
         friction = None
@@ -254,7 +327,7 @@ def diagnose_generator(
         Dn = D[d:, d:]
         friction = -A[d:, d:]
         mass_inv = A[:d, d:]
-        if not np.allclose(mass_inv, np.eye(d), rtol=0, atol=tol):
+        if unit_mass and not np.allclose(mass_inv, np.eye(d), rtol=0, atol=tol):
             findings.append(
                 f"θ moves with {np.round(np.diag(mass_inv), 4).tolist()}·p per unit time "
                 "(unit mass requires 1): a step-size factor on the position update"
@@ -273,6 +346,7 @@ def diagnose_generator(
         "diffusion D (limit)": D,
         "gradient weights (prior w0, data w1)": w,
         "weights fit residual": resid,
+        "tolerance": tol,
     }
     if resid > tol:
         findings.append(
@@ -282,62 +356,67 @@ def diagnose_generator(
     else:
         if abs(w[0] - 1) > tol and problem.has_prior:
             findings.append(
-                f"the prior's gradient is weighted {_num(w[0])} (1 required)"
+                f"the prior's gradient is weighted {_num(w[0], tol)} (1 required)"
                 + (
-                    f" = N/n: the prior is scaled like the minibatch (N/n = {_num(w[0])})"
-                    if abs(w[0] - problem.N / n) < 1e-6
+                    f" = N/n: the prior is scaled like the minibatch (N/n = {_num(w[0], tol)})"
+                    if abs(w[0] - problem.N / n) < tol
                     else ""
                 )
             )
         if abs(w[1] - 1) > tol:
             findings.append(
-                f"the data gradient is weighted {_num(w[1])} in expectation (1 required)"
-                + _data_weight_hint(w[1], problem.N, n)
+                f"the data gradient is weighted {_num(w[1], tol)} in expectation (1 required)"
+                + _data_weight_hint(w[1], problem.N, n, tol)
             )
     if friction is None:
         want = 2 * np.eye(d)
         if not np.allclose(Dn, want, rtol=0, atol=tol):
-            findings.append(_noise_finding(Dn, want, "√(2h)·ξ"))
+            findings.append(_noise_finding(Dn, want, "√(2h)·ξ", tol))
         nums["noise variance per unit time"] = Dn
     else:
         nums["friction Γ"] = friction
         nums["momentum diffusion D_pp"] = Dn
-        if not np.allclose(Dn, 2 * friction, rtol=0, atol=tol):
-            g = np.diag(friction)
-            temps = np.diag(Dn) / (2 * g)
-            scalar = np.allclose(Dn, np.diag(np.diag(Dn)), rtol=0, atol=tol) and np.allclose(
-                temps, temps[0], rtol=1e-6
-            )
+        try:
+            mass = np.linalg.inv(mass_inv)
+        except np.linalg.LinAlgError:
+            findings.append("θ does not move with p as h → 0 (A_θp is singular)")
+            return findings, nums
+        need = friction @ mass + mass @ friction.T  # D_pp at T = 1
+        if not np.allclose(Dn, need, rtol=0, atol=tol):
+            temps = np.diag(Dn) / np.diag(need)
+            scalar = np.allclose(Dn, temps[0] * need, rtol=0, atol=tol)
             findings.append(
-                f"fluctuation–dissipation fails: friction Γ = {np.round(g, 4).tolist()}, "
-                f"momentum noise D = {np.round(np.diag(Dn), 4).tolist()} per unit time, but "
-                f"T = 1 requires D = 2Γ = {np.round(2 * g, 4).tolist()}"
+                f"fluctuation–dissipation fails: friction Γ = "
+                f"{np.round(np.diag(friction), 4).tolist()}, momentum noise D = "
+                f"{np.round(np.diag(Dn), 4).tolist()} per unit time, but T = 1 requires "
+                f"D = {np.round(np.diag(need), 4).tolist()} (2Γ at unit mass)"
                 + (f"; the chain samples π at temperature {temps[0]:.4g}" if scalar else "")
             )
     return findings, nums
 
 
-def _num(x: float) -> str:
-    """A fitted weight for a message: rounded to the fit's resolution (1e-6)."""
-    return f"{round(float(x), 6) + 0.0:g}"
+def _num(x: float, tol: float) -> str:
+    """A fitted weight for a message, to the digits its tolerance resolves."""
+    digits = max(0, min(12, -math.floor(math.log10(tol))))
+    return f"{round(float(x), digits) + 0.0:g}"
 
 
-def _data_weight_hint(w: float, N: int, n: int) -> str:
+def _data_weight_hint(w: float, N: int, n: int, tol: float) -> str:
     """Name the batch-scaling slip a data weight ``w`` corresponds to, if one does."""
     for value, text in (
         (n, f" = n: the batch sum is scaled by N instead of N/n (n = {n})"),
         (n / N, f" = n/N: the batch sum is not scaled by N/n (n = {n}, N = {N})"),
         (1 / n, f" = 1/n: the batch mean is scaled by N/n again (n = {n})"),
     ):
-        if abs(w - value) < 1e-6:
+        if abs(w - value) < tol:
             return text
     return ""
 
 
-def _noise_finding(Dn: np.ndarray, want: np.ndarray, required: str) -> str:
+def _noise_finding(Dn: np.ndarray, want: np.ndarray, required: str, tol: float) -> str:
     diag = np.diag(Dn)
     off = np.abs(Dn - np.diag(diag)).max()
-    if off > 1e-6 or not np.allclose(diag, diag[0], rtol=1e-6):
+    if off > tol or not np.allclose(diag, diag[0], rtol=0, atol=tol):
         return (
             f"the injected noise has covariance {np.round(Dn, 4).tolist()}·h per step where "
             f"{required} gives {np.round(want, 4).tolist()}·h: not isotropic (a per-coordinate "
@@ -345,9 +424,9 @@ def _noise_finding(Dn: np.ndarray, want: np.ndarray, required: str) -> str:
         )
     s = diag[0] / want[0, 0]
     hint = ""
-    if abs(s - 0.5) < 1e-6:
+    if abs(s - 0.5) < tol:
         hint = ": noise √h·ξ where √(2h)·ξ is required"
-    elif abs(s - 2) < 1e-6:
+    elif abs(s - 2) < tol:
         hint = ": noise 2√h·ξ where √(2h)·ξ is required"
     return f"the injected noise variance is {s:.4g}× what {required} gives{hint}"
 
@@ -451,28 +530,45 @@ def _reference_law(name, problem, h, n, keys, params):
     return st.state_mean[0, :m], st.state_cov[0, :m, :m]
 
 
+@dataclass(frozen=True)
+class SchemeMatch:
+    """A registry scheme (with extra parameters) and its θ-law's distance from the step's."""
+
+    name: str
+    extra: dict[str, Any]
+    gap: float
+
+    @property
+    def label(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.extra.items())
+        return self.name + (f" ({opts})" if opts else "")
+
+    def call(self) -> str:
+        """How to validate against it: ``algorithm='baoa', params={'gradient': 'full'}``."""
+        return f"algorithm={self.name!r}" + (f", params={self.extra!r}" if self.extra else "")
+
+
 def identify_scheme(
     lad: ExactLadder,
     problem: GaussianQuadratic,
     n: int,
     params: Mapping[str, Any] | None = None,
-) -> list[tuple[str, float]]:
+) -> list[SchemeMatch]:
     """Registry schemes ranked by the distance of their exact θ-laws from the step's.
 
     The distance is the largest relative gap (:func:`_relative_gap`, reference scales) of
     the stationary law of θ over the ladder's three largest step sizes, where schemes
     differ most; ``≲ 1e-12`` means the same θ-chain (schemes may expose their momentum
     at different points of the step: BAOA's p is BAOAB's plus a half kick).  Schemes
-    with a ``gradient`` option are tried with the minibatch and with the full gradient
-    (named ``"baoa (gradient='full')"``).
+    with a ``gradient`` option are tried with the minibatch and with the full gradient.
     """
     d = lad.d
     out = []
     for name in registry.names():
-        variants = [("", {})]
+        variants: list[dict[str, Any]] = [{}]
         if "gradient" in registry.get(name).params:
-            variants.append((" (gradient='full')", {"gradient": "full"}))
-        for label, extra in variants:
+            variants.append({"gradient": "full"})
+        for extra in variants:
             gaps = []
             for i, h in enumerate(lad.hs[:3]):
                 ref = reference_law(name, problem, h, n, lad.keys, {**(params or {}), **extra})
@@ -481,8 +577,13 @@ def identify_scheme(
                 m, c = ref
                 gaps.append(_relative_gap(lad.mean[i][:d], lad.cov[i][:d, :d], m[:d], c[:d, :d]))
             if len(gaps) == 3:
-                out.append((name + label, max(gaps)))
-    return sorted(out, key=lambda t: t[1])
+                out.append(SchemeMatch(name, extra, max(gaps)))
+    return sorted(out, key=lambda t: t.gap)
+
+
+def _named(matches: Sequence[SchemeMatch]) -> str:
+    """Every tied match, named with its citation."""
+    return "; ".join(f"`{m.label}` ({registry.get(m.name).citation})" for m in matches)
 
 
 def law_diagnosis(lad: ExactLadder, problem: GaussianQuadratic, limit) -> list[str]:
@@ -505,7 +606,7 @@ def law_diagnosis(lad: ExactLadder, problem: GaussianQuadratic, limit) -> list[s
     T = np.linalg.solve(Sig, lc[:d, :d])  # Σ⁻¹ C: T·I when C = T Σ
     if np.allclose(T, T[0, 0] * np.eye(d), rtol=0, atol=1e-4) and abs(T[0, 0] - 1) > 1e-4:
         pT = ""
-        if "p" in lad.keys:
+        if "p" in lad.keys and lc.shape[0] == 2 * d:
             pp = lc[d:, d:]
             if np.allclose(pp, pp[0, 0] * np.eye(d), rtol=0, atol=1e-4):
                 pT = f" and E ppᵀ → {pp[0, 0]:.4g}·I"
@@ -533,6 +634,7 @@ def probe_checks(
     hs: Sequence[float] = EXACT_HS,
     noise_dim: int | None = None,
     call: Callable[[Callable[[], Any]], Any] | None = None,
+    unit_mass: bool = False,
 ) -> list[CheckResult]:
     """The exact-law checks of a step function (see the module docstring).
 
@@ -550,6 +652,8 @@ def probe_checks(
         and for identifying the scheme among the registry's.
     hs, noise_dim, call
         See :func:`exact_ladder`.
+    unit_mass : bool
+        The scheme claims ``E ppᵀ = I``: judge p against it too (default θ only).
     """
     law = probe.index_law(problem.N, n)
     name = "exact law by probing"
@@ -585,20 +689,20 @@ def probe_checks(
             {"keys": list(lad.chains[0].layout.keys), "calls": lad.calls},
         )
     ]
-    cons = consistency_check(lad, problem)
+    cons = consistency_check(lad, problem, unit_mass=unit_mass)
     ranked = identify_scheme(lad, problem, n, params)
-    same = [r[0] for r in ranked if r[1] <= 1e-8]
-    cons.numbers["closest registry schemes (θ-law gap)"] = ranked[:3]
+    # two equal chains' exact laws differ by the solves' rounding only (≲ 1e-12)
+    same = [r for r in ranked if r.gap <= 1e-8]
+    cons.numbers["closest registry schemes (θ-law gap)"] = [(r.label, r.gap) for r in ranked[:3]]
     if cons.verdict == "fail":
         limit = (cons.numbers["h → 0 limit: mean"], cons.numbers["h → 0 limit: covariance"])
         findings = law_diagnosis(lad, problem, limit)
-        sde, gen = diagnose_generator(lad, problem, n)
+        sde, gen = diagnose_generator(lad, problem, n, unit_mass=unit_mass)
         cons.numbers.update(gen)
         if findings or sde:  # the limiting SDE's terms first: they name the cause
             cons.message += ". Diagnosis: " + "; ".join(sde + findings)
     elif same and algorithm is None:
-        base = same[0].split(" ")[0]
-        cons.message += f"; its θ-chain is that of `{same[0]}` ({registry.get(base).citation})"
+        cons.message += f"; its θ-chain is that of {_named(same)}"
     out.append(cons)
     if algorithm is None:
         return out
@@ -624,13 +728,11 @@ def probe_checks(
         f"the step's exact stationary law differs from {algorithm}'s by up to {max(gaps):.3g} "
         f"of the target's scales (h = {hs_txt})"
     )
-    other = [m for m in same if m.split(" ")[0] != algorithm]
+    other = [m for m in same if m.name != algorithm]
     if other and cons.verdict == "pass":
         msg += (
-            f"; its θ-chain is that of `{other[0]}` "
-            f"({registry.get(other[0].split(' ')[0]).citation}), and it "
-            f"is consistent: a valid different discretisation, not a bug — validate with "
-            f"algorithm='{other[0]}'"
+            f"; its θ-chain is that of {_named(other)}, and it is consistent: a valid "
+            f"different discretisation, not a bug — validate with {other[0].call()}"
         )
     elif cons.verdict == "pass":
         msg += "; the step is consistent, so this is a different valid discretisation"

@@ -199,10 +199,6 @@ class WindowLaw:
     cov : ndarray (m, m)
         ``(1/w) Σ_t Cov z_t``: the expected per-chain window average of
         ``(z_t − E z_t)(z_t − E z_t)ᵀ``.
-    step_means : ndarray (w, m)
-        ``E z_t`` at each draw of the window.
-    last_mean, last_cov : ndarray
-        Mean and covariance of ``z`` at the window's last draw.
     stationary_mean, stationary_cov : ndarray
         The stationary law (time-averaged over the period).
     n_steps, window : int
@@ -212,9 +208,6 @@ class WindowLaw:
     keys: tuple[str, ...]
     mean: np.ndarray
     cov: np.ndarray
-    step_means: np.ndarray
-    last_mean: np.ndarray
-    last_cov: np.ndarray
     stationary_mean: np.ndarray
     stationary_cov: np.ndarray
     n_steps: int
@@ -309,9 +302,6 @@ def _window_law(
         keys,
         mean_t.mean(axis=0),
         tm.state_cov[:, :m, :m].mean(axis=0),
-        mean_t,
-        mean_t[-1],
-        tm.state_cov[-1, :m, :m],
         smean,
         s2 - np.outer(smean, smean),
         n_steps,
