@@ -20,3 +20,17 @@ def test_ci_runs_the_readme_test_command():
     assert test_cmd == 'pip install -e ".[test,peers]" && python -m pytest'
     assert test_cmd in (ROOT / ".ci" / "run").read_text()
     assert commands[0].endswith("sgmcmc-verify report")
+
+
+def test_verdict_table_is_generated_from_the_committed_reports():
+    """The README's verdicts are never typed: the block equals what report/readme.py renders
+    from reports/quick and reports/baseline (regenerate with python -m
+    sgmcmc_verify.report.readme)."""
+    import json
+
+    from sgmcmc_verify.report import readme
+
+    full, quick = (json.loads(p.read_text(encoding="utf-8")) for p in (readme.FULL, readme.QUICK))
+    block = readme.verdict_block(full, quick)
+    assert block in README
+    assert readme.update(README, block) == README

@@ -60,6 +60,18 @@ def sampler_step_function(make: Callable[[Any, float], Any], seed: int) -> Calla
     return step
 
 
+def _quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` without numpy's overflow warnings: a planted bug may overflow (gradient
+    ascent) and the harness judges the NaN draws; the warnings are noise on the terminal.
+    Set inside the call because the harness runs it in a thread (errstate is per thread)."""
+
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return fn(*args, **kwargs)
+
+    return quiet
+
+
 def _maker(alg: str, transform: Callable[..., Any], params: dict) -> Callable[..., Any]:
     return lambda problem, h: transform(registry.make_sampler(alg, problem, h=h, **params))
 
@@ -70,14 +82,13 @@ def _kill_row(name: str, *, seed: int, profile: str) -> dict[str, Any]:
     pl = targets.plan(alg)
     make = _maker(alg, transform, pl.params)
     t0 = time.perf_counter()
-    # a planted bug may overflow (e.g. gradient ascent): the harness judges the NaN draws;
-    # numpy's warnings about them are noise on the user's terminal
-    with np.errstate(over="ignore", invalid="ignore"):
-        rep = validate(reference_sample_function(alg, make=make), alg, seed=seed, profile=profile)
-        t1 = time.perf_counter()
-        # step mode through the public API, on the step-mode problem and batch
-        make_step = _maker(alg, transform, targets.step_params(alg))
-        step = validate(sampler_step_function(make_step, seed), alg, mode="step", seed=seed)
+    rep = validate(
+        _quiet(reference_sample_function(alg, make=make)), alg, seed=seed, profile=profile
+    )
+    t1 = time.perf_counter()
+    # step mode through the public API, on the step-mode problem and batch
+    make_step = _maker(alg, transform, targets.step_params(alg))
+    step = validate(_quiet(sampler_step_function(make_step, seed)), alg, mode="step", seed=seed)
     t2 = time.perf_counter()
     why = "; ".join(c.message for c in rep.failures()) or _survival_reason(rep)
     return {
