@@ -626,7 +626,8 @@ def _report(args: argparse.Namespace) -> int:
         }
         pending = pending_entries(results, ids, implemented)
         # figures are drawn once, at the end of a complete run (they take seconds)
-        return write_report(results, args.out, meta, pending=pending, figures=status == "complete")
+        figures = status.startswith("complete")
+        return write_report(results, args.out, meta, pending=pending, figures=figures)
 
     def on_result(r: ClaimResult) -> None:
         done[r.claim_id] = r
@@ -644,8 +645,9 @@ def _report(args: argparse.Namespace) -> int:
             err=True,
         )
         return code
+    errored = any(done[cid].verdict == "error" for cid in ids)
     with _deferred_signals() as late:
-        paths = write("complete")
+        paths = write("complete-with-errors" if errored else "complete")
     wall = time.perf_counter() - t0
     _say(f"\n{'claim':13s} {'verdict':10s} time")
     for cid in ids:

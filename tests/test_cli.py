@@ -199,7 +199,9 @@ def test_report_exit_code_follows_fail_on(tmp_path, monkeypatch, capsys, fail_on
     )
     assert got == code, err
     doc = json.loads((tmp_path / "report.json").read_text())
-    assert doc["status"] == "complete"
+    # the status says when a claim errored (issue 14 item 2), whatever --fail-on decides
+    errored = "error" in verdicts.values()
+    assert doc["status"] == ("complete-with-errors" if errored else "complete")
     assert {c["claim_id"]: c["verdict"] for c in doc["claims"]}["AGLD-R2"] == verdicts.get(
         "AGLD-R2", "confirmed"
     )

@@ -40,7 +40,9 @@ SCHEMA_VERSION = 3
 VOLATILE_KEYS = ("timings", "environment")
 
 #: Whether the run finished: ``partial`` while it runs, ``interrupted`` after Ctrl-C.
-STATUSES = ("complete", "partial", "interrupted")
+#: ``complete-with-errors``: every selected claim ran but at least one ended in ``error``
+#: (an exception, or a worker that died, e.g. under the out-of-memory killer).
+STATUSES = ("complete", "complete-with-errors", "partial", "interrupted")
 
 #: Why a catalogue claim has no result: no check exists yet, ``--claims`` left it out, or
 #: the run stopped before it.
