@@ -28,33 +28,10 @@ from typing import Any
 
 import sympy as sp
 
+from ..proofs.sgnht_fokker_planck import fokker_planck_residual
 from .result import Measurement, Part
 
 __all__ = ["check_mt", "fokker_planck_residual"]
-
-
-def fokker_planck_residual(
-    variables: Sequence[sp.Symbol], drift: Sequence[sp.Expr], diffusion: sp.Matrix, H: sp.Expr
-) -> sp.Expr:
-    """``[∇·(ρv) − ∇∇ᵀ:(ρD)] / ρ`` for ``ρ = exp(−H)``, simplified (SGNHT eq. (9)).
-
-    Parameters
-    ----------
-    variables : the coordinates ``Γ``.
-    drift : ``v(Γ)``, one expression per coordinate.
-    diffusion : ``D(Γ)``, square, in the convention ``N(0, 2D dt)`` of eq. (7).
-    H : the energy, ``ρ ∝ exp(−H)``.
-    """
-    rho = sp.exp(-H)
-    x = list(variables)
-    lhs = sum(sp.diff(rho * drift[i], x[i]) for i in range(len(x)))
-    rhs = sum(
-        sp.diff(rho * diffusion[i, j], x[i], x[j])
-        for i in range(len(x))
-        for j in range(len(x))
-        if diffusion[i, j] != 0
-    )
-    return sp.simplify(sp.expand((lhs - rhs) / rho))
 
 
 def _generic_potential(thetas: Sequence[sp.Symbol]) -> sp.Expr:
