@@ -102,6 +102,29 @@ def _erratum(e: Erratum | None, verdict: str) -> dict[str, str] | None:
     return e.to_dict() if e is not None and verdict in ("refuted", "qualified") else None
 
 
+def _decided(
+    rule: str,
+    name: str,
+    verdict: str,
+    expectation: str,
+    measured: Mapping[str, Measurement],
+    reading: str,
+    counterexample: dict[str, Any] | None,
+    erratum: Erratum | None,
+) -> Part:
+    """The Part every builder returns: its rule recorded, its erratum on a negative verdict."""
+    return Part(
+        name,
+        verdict,
+        expectation,
+        dict(measured),
+        reading,
+        counterexample,
+        rule=rule,
+        erratum=_erratum(erratum, verdict),
+    )
+
+
 # --------------------------------------------------------------------------------------
 # (a) exact comparison
 # --------------------------------------------------------------------------------------
@@ -175,15 +198,15 @@ def exact_comparison(
             note=f"tolerance {tol:g} ({tol_source})",
         ),
     }
-    return Part(
+    return _decided(
+        "exact",
         name,
         verdict,
         expectation,
         m,
         holds if ok else fails,
         None if ok else counterexample,
-        rule="exact",
-        erratum=_erratum(erratum, verdict),
+        erratum,
     )
 
 
@@ -267,15 +290,15 @@ def statistical_test(
             mde, note=f"{effect_label} detectable; declared meaningful ≥ {meaningful_effect:g}"
         ),
     }
-    return Part(
+    return _decided(
+        "statistical",
         name,
         verdict,
         expectation,
         m,
         reading,
         counterexample if reject else None,
-        rule="statistical",
-        erratum=_erratum(erratum, verdict),
+        erratum,
     )
 
 
@@ -334,15 +357,15 @@ def within_tolerance(
             tol - d - z * se, note=f"tol − |d| − z·se, z = {z:.4g} (one-sided α = {alpha:g})"
         ),
     }
-    return Part(
+    return _decided(
+        "equivalence",
         name,
         verdict,
         expectation,
         m,
         reading,
         counterexample if verdict == "refuted" else None,
-        rule="equivalence",
-        erratum=_erratum(erratum, verdict),
+        erratum,
     )
 
 
@@ -390,15 +413,15 @@ def order_from_limits(
         f"lim lower bound / ({claimed})": Measurement(lower_limit, note=derivation),
         f"lim upper bound / ({claimed})": Measurement(upper_limit, note=derivation),
     }
-    return Part(
+    return _decided(
+        "order",
         name,
         verdict,
         expectation,
         m,
         reading,
         counterexample if verdict == "refuted" else None,
-        rule="order",
-        erratum=_erratum(erratum, verdict),
+        erratum,
     )
 
 
@@ -474,15 +497,15 @@ def counterexample_search(
     }
     if up_to_constant:
         m["proved constant"] = Measurement(proved_constant)
-    return Part(
+    return _decided(
+        "counterexample",
         name,
         verdict,
         expectation,
         m,
         reading,
         in_regime if in_regime is not None else outside,
-        rule="counterexample",
-        erratum=_erratum(erratum, verdict),
+        erratum,
     )
 
 
@@ -522,16 +545,7 @@ def on_substitute(
         f"{k}: {p.verdict} ({p.reading})" for k, p in per.items()
     )
     counter = {k: p.counterexample for k, p in per.items() if p.verdict == "refuted"} or None
-    return Part(
-        name,
-        verdict,
-        expectation,
-        meas,
-        reading,
-        counter,
-        rule="substitute",
-        erratum=_erratum(erratum, verdict),
-    )
+    return _decided("substitute", name, verdict, expectation, meas, reading, counter, erratum)
 
 
 # --------------------------------------------------------------------------------------
@@ -570,13 +584,13 @@ def all_of(
     meas.update(extra or {})
     reading = "; ".join(f"{k}: {p.verdict} ({p.reading})" for k, p in subs.items())
     counter = {k: p.counterexample for k, p in subs.items() if p.verdict == "refuted"} or None
-    return Part(
+    return _decided(
+        f"all_of({', '.join(p.rule for p in subs.values())})",
         name,
         verdict,
         expectation,
         meas,
         reading,
         counter,
-        rule=f"all_of({', '.join(p.rule for p in subs.values())})",
-        erratum=_erratum(erratum, verdict),
+        erratum,
     )
