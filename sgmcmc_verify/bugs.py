@@ -453,11 +453,16 @@ noise_shared_across_coordinates = _noise(lambda z, inner: z[:, :1] + 0.0 * z)
 noise_shared_across_chains = _noise(lambda z, inner: z[:1] + 0.0 * z)
 
 
-def _friction(inner) -> float:
+def _friction_key(inner) -> str:
+    """The integrator's friction attribute: γ (ULD, BAOA), D (SVRHMC) or A (SGHMC-Chen, SGNHT)."""
     for key in ("gamma", "D", "A"):
         if hasattr(inner, key):
-            return float(getattr(inner, key))
+            return key
     raise AttributeError(f"{type(inner).__name__} has no friction")
+
+
+def _friction(inner) -> float:
+    return float(getattr(inner, _friction_key(inner)))
 
 
 #: The friction hard-coded to 1 in the noise: √(2h) for √(2γh) (γ, D or A).
@@ -480,11 +485,8 @@ def drift_unit_friction(sampler: Sampler) -> Sampler:
     """The friction hard-coded to 1 in the drift, the noise still √(2γh) (γ, D or A)."""
 
     def advance(inner, state, grad, noise):
-        for key in ("gamma", "D", "A"):
-            if hasattr(inner, key):
-                unit = dataclasses.replace(inner, **{key: 1.0})
-                return unit.advance(state, grad, noise * math.sqrt(_friction(inner)))
-        raise AttributeError(f"{type(inner).__name__} has no friction")
+        unit = dataclasses.replace(inner, **{_friction_key(inner): 1.0})
+        return unit.advance(state, grad, noise * math.sqrt(_friction(inner)))
 
     return _integ(sampler, advance)
 

@@ -106,6 +106,12 @@ class GaussianQuadratic(Problem):
         self.has_prior = bool(np.any(L0 != 0))
         self.identical_curvature = bool(np.allclose(P, P[0], rtol=0, atol=0))
 
+    def content_key(self) -> tuple:
+        """A hashable key of the target's content (problems are not hashable), for caches of
+        exact laws computed on it."""
+        arrays = (self.centres, self.precisions, self.prior_precision, self.prior_mean)
+        return (self.name, *(a.tobytes() for a in arrays))
+
     @staticmethod
     def _log_normaliser(c, P, Lam, mean, L0, m0) -> float:
         diff = mean[None, :] - c

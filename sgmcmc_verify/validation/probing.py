@@ -483,11 +483,11 @@ def reference_law(
     ``params`` are passed where ``name`` accepts them (a friction ``gamma`` means nothing
     to SGLD); the batch is ``n``.  ``None`` for thermostats, for a different state layout,
     and where no exact law is available (EWSG's state-dependent index law, parameters the
-    scheme rejects).  Cached per (name, h, n, layout, params, problem object).
+    scheme rejects).  Cached per (name, h, n, layout, params, problem content).
     """
     known = registry.get(name).params
     accepted = tuple(sorted((k, v) for k, v in (params or {}).items() if k in known))
-    key = (name, _problem_key(problem), float(h), int(n), tuple(keys), accepted)
+    key = (name, problem.content_key(), float(h), int(n), tuple(keys), accepted)
     if key not in _REFERENCE_LAWS:
         if len(_REFERENCE_LAWS) > 4096:
             _REFERENCE_LAWS.clear()
@@ -499,12 +499,6 @@ def reference_law(
 
 #: Exact reference laws already solved (the step-mode problem is the same every call).
 _REFERENCE_LAWS: dict[tuple, tuple[np.ndarray, np.ndarray] | None] = {}
-
-
-def _problem_key(problem: GaussianQuadratic) -> tuple:
-    """A content key of a Gaussian problem (problems are not hashable)."""
-    arrays = (problem.centres, problem.precisions, problem.prior_precision, problem.prior_mean)
-    return (problem.name, *(a.tobytes() for a in arrays))
 
 
 def _reference_law(name, problem, h, n, keys, params):

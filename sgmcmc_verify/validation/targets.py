@@ -225,9 +225,8 @@ _WINDOW_LAWS: dict[tuple, WindowLaw] = {}
 
 
 def _key(problem: GaussianQuadratic, algorithm, h, params, n_steps, window) -> tuple:
-    arrays = (problem.centres, problem.precisions, problem.prior_precision, problem.prior_mean)
     frozen = tuple(sorted((k, repr(v)) for k, v in params.items()))
-    return (algorithm, float(h), frozen, int(n_steps), int(window), *(a.tobytes() for a in arrays))
+    return (algorithm, float(h), frozen, int(n_steps), int(window), problem.content_key())
 
 
 def window_law(
