@@ -171,6 +171,9 @@ def test_correct_reference_free_sgld_passes_and_states_its_resolution():
         (dict(alpha=2.0), "alpha"),
         (dict(mode="steps"), "mode"),
         (dict(state=("p",)), "theta"),
+        (dict(noise_dim=0), "noise_dim"),
+        (dict(noise_dim=1.5), "noise_dim"),
+        (dict(unit_mass="yes"), "unit_mass"),
     ],
 )
 def test_garbage_arguments_are_one_line_errors_before_the_step_runs(kwargs, match):

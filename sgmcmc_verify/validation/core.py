@@ -337,6 +337,14 @@ def validate(
         Bad arguments (one line), before the implementation is called.
     """
     _check_args(algorithm, mode, profile, alpha, seed, timeout)
+    if not isinstance(unit_mass, bool):
+        raise ValueError(f"unit_mass must be True or False, got {unit_mass!r}")
+    if noise_dim is not None and not (
+        isinstance(noise_dim, int | np.integer)
+        and not isinstance(noise_dim, bool)
+        and noise_dim >= 1
+    ):
+        raise ValueError(f"noise_dim must be a positive integer, got {noise_dim!r}")
     params = dict(params or {})
     check_params(algorithm, params)
     if hs is not None:
