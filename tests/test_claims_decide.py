@@ -19,7 +19,7 @@ from sgmcmc_verify.claims.decide import (
     rounding_tolerance,
     statistical_test,
 )
-from sgmcmc_verify.claims.result import ClaimResult, Measurement, Part
+from sgmcmc_verify.claims.result import ClaimResult, Measurement, Part, combine_verdicts
 
 ERR = Erratum("x ≤ 2y", "eq. (3), second line", "python -c 'print(1)'", "y > 0")
 TEXT = {"holds": "it holds", "fails": "it fails"}
@@ -192,8 +192,27 @@ def test_erratum_needs_content_and_survives_json():
 
 def test_rules_listed():
     assert set(decide.RULES) == {
-        "exact", "statistical", "equivalence", "order", "counterexample", "substitute"
+        "exact", "statistical", "equivalence", "order", "counterexample", "substitute",
+        "all_of", "not-checkable",
     }  # fmt: skip
+
+
+def test_is_decided_accepts_builder_rules_and_nested_conjunctions_only():
+    assert decide.is_decided("exact") and decide.is_decided("not-checkable")
+    assert decide.is_decided("all_of(exact, all_of(order, statistical))")
+    # a hand-built part has rule ""; "all_of" alone or around an unknown rule is not a decision
+    for bad in ("", "all_of", "all_of()", "all_of(exact, bogus)", "hand"):
+        assert not decide.is_decided(bad), bad
+
+
+def test_not_checkable_says_why_and_never_passes():
+    p = decide.not_checkable("UCI data", "faster per pass", "the data are not public",
+                             would_decide="the paper's ten UCI splits")  # fmt: skip
+    assert (p.verdict, p.rule) == ("not-checkable", "not-checkable")
+    assert "not public" in p.reading and "UCI splits" in p.reading
+    assert combine_verdicts([p.verdict, "confirmed"]) == "qualified"
+    with pytest.raises(ValueError, match="say why"):
+        decide.not_checkable("x", "y", " ")
 
 
 # -- (e) substitute problems ---------------------------------------------------------------

@@ -24,6 +24,8 @@ test can check that no verdict was written by hand.
   ``qualified`` (evidence about those settings, never a refutation of the paper).
 * :func:`all_of` — one part that is the conjunction of several of the above: the
   sub-verdicts combine by :func:`~sgmcmc_verify.claims.result.combine_verdicts`.
+* :func:`not_checkable` — no decision is possible (data unavailable, no certified
+  optimum, rounding hides the sign): the part says why, and what would decide it.
 
 Refuted and qualified parts carry an :class:`Erratum` (the corrected statement,
 the failing step of the paper, a one-command counterexample), rendered by
@@ -49,7 +51,9 @@ __all__ = [
     "all_of",
     "counterexample_search",
     "exact_comparison",
+    "is_decided",
     "mde_z",
+    "not_checkable",
     "on_substitute",
     "order_from_limits",
     "rounding_tolerance",
@@ -61,7 +65,39 @@ __all__ = [
 EPS = 2.0**-52
 
 #: The rule names a builder writes into ``Part.rule``.
-RULES = ("exact", "statistical", "equivalence", "order", "counterexample", "substitute")
+#: ``all_of`` writes ``all_of(r₁, r₂, …)`` with its sub-parts' rules.
+RULES = (
+    "exact",
+    "statistical",
+    "equivalence",
+    "order",
+    "counterexample",
+    "substitute",
+    "all_of",
+    "not-checkable",
+)
+
+
+def is_decided(rule: str) -> bool:
+    """True when ``rule`` is one a builder of this module writes (``all_of(…)`` included)."""
+    if rule.startswith("all_of(") and rule.endswith(")"):
+        inner = rule[len("all_of(") : -1]
+        return bool(inner) and all(is_decided(r.strip()) for r in _split_rules(inner))
+    return rule in RULES and rule != "all_of"
+
+
+def _split_rules(inner: str) -> list[str]:
+    """Split ``"a, all_of(b, c), d"`` at its top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    out.append(cur)
+    return out
 
 
 @dataclass(frozen=True)
@@ -593,4 +629,32 @@ def all_of(
         reading,
         counter,
         erratum,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (g) no decision possible
+# --------------------------------------------------------------------------------------
+
+
+def not_checkable(
+    name: str,
+    expectation: str,
+    why: str,
+    *,
+    measured: Mapping[str, Measurement] | None = None,
+    would_decide: str = "",
+) -> Part:
+    """A part that cannot be decided, with the reason and what would decide it.
+
+    Use it when the statement's inputs are unavailable (the paper's data), or when the
+    measurement cannot separate the alternatives (rounding hides a sign, no solution was
+    certified optimal).  It is never a pass: the claim combining it is at best
+    ``qualified`` (:func:`~sgmcmc_verify.claims.result.combine_verdicts`).
+    """
+    if not why.strip():
+        raise ValueError("a not-checkable part must say why")
+    reading = why + (f"; would be decided by: {would_decide}" if would_decide else "")
+    return _decided(
+        "not-checkable", name, "not-checkable", expectation, measured or {}, reading, None, None
     )
