@@ -304,3 +304,42 @@ def test_all_of_combines_sub_decisions_by_the_claim_rule():
         decide.all_of("p", "", {"a": eq_ok, "h": hand})
     with pytest.raises(ValueError, match="at least one"):
         decide.all_of("p", "", {})
+
+
+def test_ordering_test_one_sided_three_outcomes_and_mde():
+    """z = (larger − smaller)/se at one-sided α = 0.05 (c = 1.6449): z = 2 confirms,
+    z = −2 refutes, z = 1 is unresolved with MDE (1.6449 + 1.2816)·se = 2.9264·se."""
+    kw = dict(alpha=0.05, effect_label="KL", holds="A better", fails="B better")
+    yes = decide.ordering_test("o", "A < B", smaller=(1.0, 0.3), larger=(2.0, 0.4), **kw)
+    no = decide.ordering_test("o", "A < B", smaller=(2.0, 0.4), larger=(1.0, 0.3), **kw,
+                              counterexample={"A": 2.0})  # fmt: skip
+    open_ = decide.ordering_test("o", "A < B", smaller=(1.0, 0.3), larger=(1.5, 0.4), **kw)
+    assert (yes.verdict, no.verdict, open_.verdict) == ("confirmed", "refuted", "qualified")
+    assert {yes.rule, no.rule, open_.rule} == {"statistical"}
+    assert (yes.reading, no.reading, no.counterexample) == ("A better", "B better", {"A": 2.0})
+    assert yes.measured["z"].value == pytest.approx(2.0)
+    assert open_.measured["MDE (power 0.9)"].value == pytest.approx(2.9264 * 0.5, abs=1e-4)
+    assert "go unseen" in open_.reading
+    # a fixed threshold has SE 0; two exact values decide by their sign alone
+    thr = decide.ordering_test("o", "", smaller=(0.004, 0.002), larger=(0.01, 0.0), **kw)
+    assert thr.verdict == "confirmed"
+    exact = decide.ordering_test("o", "", smaller=(2.0, 0.0), larger=(1.0, 0.0), **kw)
+    tie = decide.ordering_test("o", "", smaller=(1.0, 0.0), larger=(1.0, 0.0), **kw)
+    assert (exact.verdict, tie.verdict) == ("refuted", "qualified")
+    with pytest.raises(ValueError, match="alpha"):
+        decide.ordering_test("o", "", smaller=(1, 1), larger=(2, 1), **(kw | {"alpha": 0}))
+
+
+def test_ordering_test_false_confirmation_rate_is_alpha():
+    """Under equal means, P(confirmed) = α: 20000 simulated pairs at α = 0.05 confirm at a
+    rate inside the binomial 99.9 % band 0.05 ± 3.29·√(0.05·0.95/20000) = 0.05 ± 0.0051."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(0, 1, 20000), rng.normal(0, 1, 20000)
+    kw = dict(alpha=0.05, effect_label="x", holds="", fails="")
+    rate = np.mean(
+        [decide.ordering_test("o", "", smaller=(x, 1.0), larger=(y, 1.0), **kw).verdict
+         == "confirmed" for x, y in zip(a, b, strict=True)]
+    )  # fmt: skip
+    assert abs(rate - 0.05) <= 3.29 * math.sqrt(0.05 * 0.95 / 20000)

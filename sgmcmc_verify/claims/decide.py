@@ -22,6 +22,8 @@ test can check that no verdict was written by hand.
 * :func:`on_substitute` — an experiment rerun on a substitute problem at settings the
   paper does not fix: confirmed only if it holds at every setting, otherwise
   ``qualified`` (evidence about those settings, never a refutation of the paper).
+* :func:`ordering_test` — "A is more accurate than B": a one-sided z-test of the
+  ordering of two estimates (or of one estimate and a threshold), with its MDE.
 * :func:`all_of` — one part that is the conjunction of several of the above: the
   sub-verdicts combine by :func:`~sgmcmc_verify.claims.result.combine_verdicts`.
 * :func:`not_checkable` — no decision is possible (data unavailable, no certified
@@ -56,6 +58,7 @@ __all__ = [
     "not_checkable",
     "on_substitute",
     "order_from_limits",
+    "ordering_test",
     "rounding_tolerance",
     "statistical_test",
     "within_tolerance",
@@ -657,4 +660,77 @@ def not_checkable(
     reading = why + (f"; would be decided by: {would_decide}" if would_decide else "")
     return _decided(
         "not-checkable", name, "not-checkable", expectation, measured or {}, reading, None, None
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (h) an ordering between two estimates ("A is more accurate than B")
+# --------------------------------------------------------------------------------------
+
+
+def ordering_test(
+    name: str,
+    expectation: str,
+    *,
+    smaller: tuple[float, float],
+    larger: tuple[float, float],
+    alpha: float,
+    effect_label: str,
+    power: float = 0.9,
+    holds: str,
+    fails: str,
+    measured: Mapping[str, Measurement] | None = None,
+    counterexample: dict[str, Any] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """A part decided by a one-sided z-test of the ordering ``smaller < larger``.
+
+    ``smaller`` and ``larger`` are ``(estimate, standard error)`` of independent
+    estimates (a fixed threshold has SE 0).  With ``z = (larger − smaller)/se``,
+    ``se = √(se₁² + se₂²)`` and ``c = z_{1−α}``:
+
+    * ``z > c`` → ``confirmed`` (the stated ordering is significant at level α);
+    * ``z < −c`` → ``refuted`` (the opposite ordering is significant at level α);
+    * otherwise ``qualified``: not resolved, and the reading states the minimum
+      detectable difference ``(c + z_power)·se`` (:func:`mde_z`, one-sided) below
+      which an ordering goes unseen at this sample size.
+
+    ``rule`` is ``"statistical"``: this is the one-sided, two-sample form of
+    :func:`statistical_test`, for the experiments' "method A beats method B".
+    """
+    alpha = check_alpha(alpha)
+    (a, sa), (b, sb) = smaller, larger
+    se = math.hypot(sa, sb)
+    if not (math.isfinite(se) and se >= 0):
+        raise ValueError(f"standard errors must be finite and ≥ 0, got {sa}, {sb}")
+    diff = b - a
+    z = diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
+    crit = float(-scipy.special.ndtri(alpha))
+    mde = mde_z(alpha, se, power=power, sides=1)
+    if z > crit:
+        verdict, reading = "confirmed", holds
+    elif z < -crit:
+        verdict, reading = "refuted", fails
+    else:
+        verdict = "qualified"
+        reading = (
+            f"not resolved (|z| = {abs(z):.3g} ≤ {crit:.3g}, one-sided α = {alpha:g}): "
+            f"{effect_label} differences below {mde:.3g} go unseen with power {power:g}"
+        )
+    m = {
+        **(measured or {}),
+        "larger − smaller": Measurement(diff, stderr=se),
+        "z": Measurement(z, note=f"confirm if z > {crit:.4g}, refute if z < −{crit:.4g} "
+                         f"(one-sided, α = {alpha:g})"),
+        f"MDE (power {power:g})": Measurement(mde, note=f"{effect_label} difference detectable"),
+    }  # fmt: skip
+    return _decided(
+        "statistical",
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        counterexample if verdict == "refuted" else None,
+        erratum,
     )
