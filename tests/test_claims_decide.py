@@ -343,3 +343,43 @@ def test_ordering_test_false_confirmation_rate_is_alpha():
          == "confirmed" for x, y in zip(a, b, strict=True)]
     )  # fmt: skip
     assert abs(rate - 0.05) <= 3.29 * math.sqrt(0.05 * 0.95 / 20000)
+
+
+# -- (i) goodness of fit with its power -----------------------------------------------------
+
+
+def test_gof_mde_is_the_noncentrality_at_the_stated_power():
+    # at λ = n·(2·MDE)² the noncentral χ² exceeds the level-α critical value with prob. 0.9
+    alpha, df, n = 0.001, 12, 5000
+    tv = decide.gof_mde_tv(alpha, df, n)
+    crit = stats.chi2.isf(alpha, df)
+    assert stats.ncx2.sf(crit, df, n * (2 * tv) ** 2) == pytest.approx(0.9, abs=1e-9)
+    assert decide.gof_mde_tv(alpha, df, 4 * n) == pytest.approx(tv / 2)  # MDE ∝ 1/√n
+
+
+def test_gof_three_outcomes():
+    kw = dict(df=10, alpha=0.001, meaningful_tv=0.05, **TEXT)
+    ok = decide.goodness_of_fit("g", "", p_value=0.4, n=100_000, **kw)
+    weak = decide.goodness_of_fit("g", "", p_value=0.4, n=100, **kw)
+    bad = decide.goodness_of_fit("g", "", p_value=1e-6, n=100, counterexample={"s": 1}, **kw)
+    assert (ok.verdict, weak.verdict, bad.verdict) == ("confirmed", "qualified", "refuted")
+    assert ok.rule == weak.rule == bad.rule == "statistical"
+    assert "underpowered" in weak.reading and bad.counterexample == {"s": 1}
+    assert ok.counterexample is None and ok.measured["MDE (power 0.9)"].value < 0.05
+    with pytest.raises(ValueError):
+        decide.goodness_of_fit("g", "", p_value=0.4, n=100, **{**kw, "meaningful_tv": 0})
+
+
+def test_gof_false_alarm_rate_is_alpha():
+    # under the null the verdict is "refuted" with probability α (here 0.05): 20000 χ² tests of
+    # a fair 6-sided die, 600 rolls each; tolerance 3.29 binomial sd (two-sided 0.001)
+    import numpy as np
+
+    rng = np.random.default_rng(12)
+    p = np.full(6, 1 / 6)
+    counts = rng.multinomial(600, p, size=20_000)
+    pv = stats.chisquare(counts, axis=1).pvalue
+    kw = dict(df=5, n=600, alpha=0.05, meaningful_tv=0.1, **TEXT)
+    rate = np.mean([decide.goodness_of_fit("g", "", p_value=x, **kw).verdict == "refuted"
+                    for x in pv])  # fmt: skip
+    assert abs(rate - 0.05) <= 3.29 * math.sqrt(0.05 * 0.95 / 20000)

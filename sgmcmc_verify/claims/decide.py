@@ -53,6 +53,8 @@ __all__ = [
     "all_of",
     "counterexample_search",
     "exact_comparison",
+    "gof_mde_tv",
+    "goodness_of_fit",
     "is_decided",
     "mde_z",
     "not_checkable",
@@ -724,6 +726,89 @@ def ordering_test(
                          f"(one-sided, α = {alpha:g})"),
         f"MDE (power {power:g})": Measurement(mde, note=f"{effect_label} difference detectable"),
     }  # fmt: skip
+    return _decided(
+        "statistical",
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        counterexample if verdict == "refuted" else None,
+        erratum,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# (i) a goodness-of-fit test with its power
+# --------------------------------------------------------------------------------------
+
+
+def gof_mde_tv(alpha: float, df: int, n: int, *, power: float = 0.9) -> float:
+    """Total-variation distance a χ² goodness-of-fit test detects with probability ``power``.
+
+    Under an alternative law ``q`` the Pearson statistic is approximately noncentral
+    χ²(df, λ) with ``λ = n·w²``, ``w² = Σ (q_j − p_j)²/p_j`` (Cohen's w; Cohen 1988,
+    ch. 7).  The test rejects with probability ``power`` when ``λ ≥ λ*``, the
+    noncentrality at which ``P(χ²(df, λ*) > χ²_{1−α}(df)) = power``.  By Cauchy–Schwarz
+    ``2·TV(q, p) = Σ|q_j − p_j| ≤ w``, so every law at TV distance ≥ ``√(λ*/n)/2``
+    (on the pooled bins) has ``w ≥ √(λ*/n)`` and is detected with at least that power.
+    """
+    alpha = check_alpha(alpha)
+    check_alpha(power, name="power")
+    if df < 1 or n < 1:
+        raise ValueError(f"need df ≥ 1 and n ≥ 1, got {df}, {n}")
+    crit = float(scipy.special.chdtri(df, alpha))
+    lam = float(scipy.special.chndtrinc(crit, df, 1 - power))
+    return math.sqrt(lam / n) / 2
+
+
+def goodness_of_fit(
+    name: str,
+    expectation: str,
+    *,
+    p_value: float,
+    df: int,
+    n: int,
+    alpha: float,
+    meaningful_tv: float,
+    power: float = 0.9,
+    holds: str,
+    fails: str,
+    measured: Mapping[str, Measurement] | None = None,
+    counterexample: dict[str, Any] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """A part decided by a χ² goodness-of-fit test at level α, with its power.
+
+    ``p_value`` and ``df`` come from the test (e.g.
+    :func:`sgmcmc_verify.stats.chisquare_gof` after pooling), ``n`` is the number of
+    independent draws.  ``p ≤ α`` → ``refuted``; otherwise ``confirmed`` only if the
+    test detects every law at total-variation distance ≥ ``meaningful_tv`` from the
+    null with probability ``power`` (:func:`gof_mde_tv`), else ``qualified``
+    (underpowered).  ``rule`` is ``"statistical"``.
+    """
+    alpha = check_alpha(alpha)
+    if not (meaningful_tv > 0 and math.isfinite(meaningful_tv)):
+        raise ValueError(f"meaningful_tv must be finite and > 0, got {meaningful_tv}")
+    mde = gof_mde_tv(alpha, df, n, power=power)
+    if p_value <= alpha:
+        verdict, reading = "refuted", fails
+    elif mde <= meaningful_tv:
+        verdict, reading = "confirmed", holds
+    else:
+        verdict = "qualified"
+        reading = (
+            f"no deviation detected (p = {p_value:.3g} > α = {alpha:g}), but the test is "
+            f"underpowered: it detects only laws at TV ≥ {mde:.3g} with power {power:g}, "
+            f"above the declared meaningful {meaningful_tv:g}"
+        )
+    m = {
+        **(measured or {}),
+        "χ² p-value": Measurement(p_value, note=f"reject if p ≤ α = {alpha:g}; df = {df}, n = {n}"),
+        f"MDE (power {power:g})": Measurement(
+            mde, note=f"TV distance detectable; declared meaningful ≥ {meaningful_tv:g}"
+        ),
+    }
     return _decided(
         "statistical",
         name,
