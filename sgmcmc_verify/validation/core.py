@@ -470,47 +470,87 @@ def _per_chain(z: np.ndarray, idx: tuple[int, ...], centre: np.ndarray) -> np.nd
     the mean's leverage on the second moment, which otherwise multiplies its standard
     error by ~2|μ|/σ, and keeps a shifted mean out of the covariance tests.
     """
-    if len(idx) == 1:
-        return z[:, :, idx[0]].mean(axis=1)
-    zc = z - centre
-    return (zc[:, :, idx[0]] * zc[:, :, idx[1]]).mean(axis=1)
+    return _per_chain_all(z, [idx], centre)[0]
+
+
+def _per_chain_all(
+    z: np.ndarray, idxs: Sequence[tuple[int, ...]], centre: np.ndarray
+) -> list[np.ndarray]:
+    """:func:`_per_chain` for every index tuple of ``idxs``, centring ``z`` once.
+
+    The same floating-point operations as one :func:`_per_chain` call per tuple (so the
+    same bits); only the centred copy ``z − centre`` is shared.
+    """
+    zc = None
+    out = []
+    for idx in idxs:
+        if len(idx) == 1:
+            out.append(z[:, :, idx[0]].mean(axis=1))
+            continue
+        if zc is None:
+            zc = z - centre
+        out.append((zc[:, :, idx[0]] * zc[:, :, idx[1]]).mean(axis=1))
+    return out
+
+
+#: One tested moment of the draws: label, indices, estimate, standard error.
+Estimate = tuple[str, tuple[int, ...], float, float]
+
+
+def _moment_estimates(z: np.ndarray, keys: tuple[str, ...]) -> list[Estimate]:
+    """``(label, idx, estimate, standard error)`` of every window moment of ``z``.
+
+    The estimate is the mean over chains of the per-chain window averages
+    (:func:`_per_chain`, covariances about the draws' own per-step mean times C/(C − 1),
+    which makes them unbiased); the standard error is their standard deviation over
+    √chains.  They depend on the draws only, not on the law tested against, so one call
+    serves every law a diagnosis compares the same draws with.
+    """
+    d = z.shape[2] // len(keys)
+    chains = z.shape[0]
+    quantities = _window_quantities(keys, d)
+    qs = _per_chain_all(z, [idx for _, idx in quantities], z.mean(axis=0))
+    out = []
+    for (label, idx), q in zip(quantities, qs, strict=True):
+        if len(idx) == 2:
+            q = q * (chains / (chains - 1))
+        out.append((label, idx, float(q.mean()), float(q.std(ddof=1) / math.sqrt(q.size))))
+    return out
 
 
 def _law_value(law: targets.WindowLaw, idx: tuple[int, ...]) -> float:
     return float(law.mean[idx[0]] if len(idx) == 1 else law.cov[idx])
 
 
-def _z_tests(z: np.ndarray, law: targets.WindowLaw, a_each: float) -> list[dict[str, Any]]:
+def _z_tests(
+    z: np.ndarray,
+    law: targets.WindowLaw,
+    a_each: float,
+    estimates: list[Estimate] | None = None,
+) -> list[dict[str, Any]]:
     """One z-test per window moment against its exact value, on per-chain averages.
 
     Chains are independent, so the per-chain window averages are i.i.d. (up to the shared
     per-step mean the covariances are centred at, an O(1/chains) dependence) and the
     standard error is their standard deviation over √chains (CLT at ≥ 1000 chains).
     Each test also gives its minimum detectable effect at power :data:`POWER`:
-    ``(z_{1−α/2} + z_{power})·se``.
+    ``(z_{1−α/2} + z_{power})·se``.  ``estimates`` are :func:`_moment_estimates` of ``z``
+    for ``law.keys`` when already computed.
     """
-    keys = law.keys
-    d = z.shape[2] // len(keys)
     crit = float(norm.isf(a_each / 2))
     zp = float(norm.isf(1 - POWER))
     out = []
     # Covariances about the draws' own per-step mean (C/(C − 1) makes them unbiased), so a
     # shifted mean is reported by the mean tests and does not leak into the covariance
     # tests as its square.
-    chains = z.shape[0]
-    centre = z.mean(axis=0)
-    for label, idx in _window_quantities(keys, d):
-        q = _per_chain(z, idx, centre)
-        if len(idx) == 2:
-            q = q * (chains / (chains - 1))
-        se = float(q.std(ddof=1) / math.sqrt(q.size))
+    for label, idx, mc, se in estimates or _moment_estimates(z, law.keys):
         exact = _law_value(law, idx)
-        zz = (float(q.mean()) - exact) / se if se > 0 else math.inf
+        zz = (mc - exact) / se if se > 0 else math.inf
         out.append(
             {
                 "quantity": label,
                 "exact": exact,
-                "MC": float(q.mean()),
+                "MC": mc,
                 "se": se,
                 "z": zz,
                 "p": float(2 * norm.sf(abs(zz))),
@@ -529,9 +569,13 @@ def _variances(law_or_draws, d: int, m: int) -> np.ndarray:
     return (th - th.mean(axis=0)).var(axis=(0, 1))  # about each step's mean, as the law
 
 
-def _describe(tests: list[dict[str, Any]], law: targets.WindowLaw, z: np.ndarray) -> str:
-    """The rejected moments in words: mean shifts in sd, variance ratios, covariances."""
-    d = z.shape[2] // len(law.keys)
+def _describe(
+    tests: list[dict[str, Any]], law: targets.WindowLaw, mc_var: np.ndarray, ex_var: np.ndarray
+) -> str:
+    """The rejected moments in words: mean shifts in sd, variance ratios, covariances.
+
+    ``mc_var``, ``ex_var``: :func:`_variances` of the draws and of ``law``.
+    """
     sd = np.sqrt(np.diag(law.stationary_cov))
     parts = []
     for t in tests:
@@ -546,7 +590,6 @@ def _describe(tests: list[dict[str, Any]], law: targets.WindowLaw, z: np.ndarray
             )
         else:
             parts.append(f"{q} = {t['MC']:.4g}, exact {t['exact']:.4g} (z = {t['z']:.1f})")
-    mc_var, ex_var = _variances(z, d, z.shape[2]), _variances(law, d, z.shape[2])
     return "; ".join(parts[:4]) + f" — Var θ MC/exact = {np.round(mc_var / ex_var, 3).tolist()}"
 
 
@@ -620,7 +663,7 @@ def _validate_draws(get, pl: targets.Plan, cfg, alpha, seed, reference) -> Valid
         if bad:
             failed_h.append(h)
         msg = (
-            _describe(tests, sub, z)
+            _describe(tests, sub, mc_var, ex_var)
             if bad
             else f"matches the exact discrete law at every tested moment ({len(tests)} z-tests "
             f"at α = {a_each:.2g} each; relative Var θ errors ≥ {mde_var:.1%} detectable at "
@@ -713,15 +756,17 @@ def _validate_consistency(
         centre = z.mean(axis=0)
         half = z.shape[1] // 2
         nums, drift = {}, []
-        for label, idx in quantities:
-            q = _per_chain(z, idx, centre)
+        idxs = [idx for _, idx in quantities]
+        whole = _per_chain_all(z, idxs, centre)
+        first = _per_chain_all(z[:, :half], idxs, centre[:half])
+        second = _per_chain_all(z[:, half:], idxs, centre[half:])
+        for k, (label, _idx) in enumerate(quantities):
+            q = whole[k]
             est.setdefault(label, []).append(
                 (float(q.mean()), float(q.std(ddof=1) / math.sqrt(q.size)))
             )
             nums[label] = est[label][-1]
-            dq = _per_chain(z[:, :half], idx, centre[:half]) - _per_chain(
-                z[:, half:], idx, centre[half:]
-            )
+            dq = first[k] - second[k]
             zz = float(dq.mean() / (dq.std(ddof=1) / math.sqrt(dq.size)))
             if abs(zz) > crit:
                 drift.append(f"{label} (z = {zz:.1f})")
@@ -873,6 +918,8 @@ def _matching_schemes(pl, draws, cfg, a_each, family: str | None = None) -> list
     family = family or registry.get(pl.algorithm).family
     prob = pl.exact_problem
     out = []
+    # the draws' moment estimates do not depend on the law: once per (h, keys)
+    estimates: dict[tuple[float, tuple[str, ...]], list] = {}
     for name in registry.names():
         other = registry.get(name)
         if name == pl.algorithm or other.family != family:
@@ -888,7 +935,10 @@ def _matching_schemes(pl, draws, cfg, a_each, family: str | None = None) -> list
                 ok = False
                 break
             sub = law if z.shape[2] == law.mean.size else _theta_only(law, prob.d)
-            if any(t["reject"] for t in _z_tests(z, sub, a_each)):
+            key = (h, sub.keys)
+            if key not in estimates:
+                estimates[key] = _moment_estimates(z, sub.keys)
+            if any(t["reject"] for t in _z_tests(z, sub, a_each, estimates[key])):
                 ok = False
                 break
         if ok and draws:
@@ -929,8 +979,10 @@ def _reference_checks(get, pl, cfg, a_each, seed) -> list[CheckResult]:
         zg = np.concatenate([got[k][:, sl, :] for k in keys], axis=2)
         zr = np.concatenate([ref[k][:, sl, :] for k in keys], axis=2)
         centre = np.concatenate([zg, zr]).mean(axis=0)  # pooled per-step mean (w, m)
-        rows = [(lab, _per_chain(zg, idx, centre), _per_chain(zr, idx, centre))
-                for lab, idx in _window_quantities(keys, d)]  # fmt: skip
+        quantities = _window_quantities(keys, d)
+        idxs = [idx for _, idx in quantities]
+        rows = list(zip([lab for lab, _ in quantities], _per_chain_all(zg, idxs, centre),
+                        _per_chain_all(zr, idxs, centre), strict=True))  # fmt: skip
         if thermo and "xi" in got and "xi" in ref and got["xi"].ndim == 2:
             rows.append(("E ξ", got["xi"][:, sl].mean(axis=1), ref["xi"][:, sl].mean(axis=1)))
         tests, msgs, bad = [], [], False
