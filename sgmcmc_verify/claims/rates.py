@@ -40,7 +40,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
 
 from .. import registry
 from ..driver import run_sampler
@@ -48,7 +47,9 @@ from ..exact import linear, moments
 from ..exact.moments import AffineChain, build_chain, stationary_moments
 from ..problems import gaussian_differing
 from ..stats import fit_order
+from ..stats.multiplicity import bonferroni
 from ..stats.rates import MAX_RELATIVE_STDERR, OrderFit
+from . import decide
 from .ewsg import paper_gaussian
 from .result import Measurement, Part
 
@@ -212,9 +213,100 @@ def asymptotic_variance(chain: AffineChain) -> float:
     return total / P
 
 
-def _local_order(hs, vals) -> float:
-    v = np.abs(np.asarray(vals, dtype=float))
-    return float(math.log(v[-2] / v[-1]) / math.log(hs[-2] / hs[-1]))
+def exact_order(hs, values, *, tol: float = 0.1) -> dict[str, Any]:
+    """The order ``k`` of exact values ``v(h) = c h^k (1 + O(h))``, read from their local slopes.
+
+    The values come from moment equations of an affine chain whose matrices are
+    polynomial in ``h``, ``√h`` (in ``B``, entering the moments as ``BBᵀ ∝ h``) and
+    ``e^{−Dh/2}``: a stationary moment is a meromorphic function of ``h`` and stays bounded
+    as ``h → 0``, so it is analytic at 0 and ``v(h) = c_k h^k + O(h^{k+1})`` with an
+    *integer* ``k``.  The local slope ``log(v_i/v_{i+1})/log(h_i/h_{i+1})`` is then
+    ``k + a·h + O(h²)``.  On a geometric grid (ratio ``q``) the extrapolated slope
+    ``(s_last − q·s_prev)/(1 − q)`` (``2s_last − s_prev`` for halving) removes the ``a·h``
+    term; ``k`` is the integer within ``tol`` of it (``None`` when no integer is that close,
+    or when the values change sign among the last three: the grid is pre-asymptotic and
+    the order undecided).
+
+    Returns
+    -------
+    dict
+        ``slopes`` (local, between neighbours), ``extrapolated`` (the slope without its
+        O(h) term), ``k`` (int or None), ``zero`` (every
+        value is 0 to float64 rounding: the quantity vanishes, any order holds) and
+        ``c`` (``v(h_last)/h_last^k``, the leading coefficient's estimate).
+    """
+    v = np.abs(np.asarray(values, dtype=float))
+    hs = np.asarray(hs, dtype=float)
+    scale = max(float(v.max()), 1.0)
+    if np.all(v <= decide.rounding_tolerance(scale, 64)):
+        return {"slopes": [], "extrapolated": None, "k": None, "zero": True, "c": 0.0}
+    slopes = [
+        float(math.log(v[i] / v[i + 1]) / math.log(hs[i] / hs[i + 1])) for i in range(len(v) - 1)
+    ]
+    q = hs[-1] / hs[-2]
+    ext = (slopes[-1] - q * slopes[-2]) / (1 - q) if len(slopes) > 1 else slopes[-1]
+    signs = np.sign(np.asarray(values, dtype=float)[-3:])
+    k = round(ext)
+    k = k if abs(ext - k) <= tol and np.all(signs == signs[-1]) else None
+    c = float(v[-1] / hs[-1] ** k) if k is not None else math.nan
+    return {"slopes": slopes, "extrapolated": ext, "k": k, "zero": False, "c": c}
+
+
+def order_part(
+    name: str,
+    expectation: str,
+    hs,
+    values,
+    claimed: int,
+    *,
+    quantity: str,
+    measured: dict[str, Measurement] | None = None,
+    erratum: decide.Erratum | None = None,
+) -> Part:
+    """``quantity = O(h^claimed)`` decided from exact values by :func:`decide.order_from_limits`.
+
+    With the integer order ``k`` of :func:`exact_order`: ``lim quantity/h^claimed`` is the
+    leading coefficient (``k = claimed``), 0 (``k > claimed``, or the quantity vanishes
+    identically) or ∞ (``k < claimed``).  No fitted exponent decides.
+    """
+    o = exact_order(hs, values)
+    k = o["k"]
+    lower = upper = None
+    if o["zero"]:
+        upper = 0.0
+    elif k is not None and k >= claimed:
+        upper = abs(o["c"]) if k == claimed else 0.0
+        lower = upper
+    elif k is not None:
+        lower = math.inf
+    last = f"{o['extrapolated']:.3f}" if o["slopes"] else "–"
+    return decide.order_from_limits(
+        name,
+        expectation,
+        claimed=f"h^{claimed}",
+        lower_limit=lower,
+        upper_limit=upper,
+        derivation="exact values analytic in h at 0: v = c h^k (1 + O(h)), integer k = the "
+        f"local slope at h = {hs[-3]:.3g} → {hs[-1]:.3g}, extrapolated to h = 0, rounded "
+        "(within 0.1)",
+        holds=(
+            f"{quantity} vanishes to rounding at every h"
+            if o["zero"]
+            else f"{quantity} has order exactly {k} (extrapolated local slope {last}) ≥ the "
+            f"claimed {claimed}"
+            + ("; the bound is attained" if k == claimed else "; the bound is not attained")
+        ),
+        fails=f"{quantity} has order {k} (extrapolated local slope {last}) < the claimed {claimed}",
+        undecided=f"the extrapolated local slope of {quantity}, {last}, is not within 0.1 of an "
+        "integer, or the values change sign at the smallest h: the grid is pre-asymptotic; "
+        "smaller h would decide",
+        measured={
+            **(measured or {}),
+            "local slopes": Measurement([round(s, 4) for s in o["slopes"]], note=f"h = {list(hs)}"),
+        },
+        counterexample=None if lower != math.inf else {"order": k, "h": list(hs)},
+        erratum=erratum,
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -225,15 +317,23 @@ def _local_order(hs, vals) -> float:
 H_ORDER = tuple(0.1 * 2.0**-k for k in range(9))
 #: Step sizes of the Monte Carlo MSE runs (common random numbers across h).
 H_MC = (0.4, 0.2, 0.1)
+#: Step sizes of the exact asymptotic variance (the 1/(Th) term).
+H_VAR = (0.1, 0.05, 0.025)
+#: Observable names of :func:`exact_bias` as the parts print them.
+_OBS_LABEL = {"theta2": "θ²", "p2": "p²"}
+#: The smallest error in E θ² the Monte Carlo tests must detect (power 0.9): 5 % of the
+#: target second moment, about the scheme's own bias at the largest h of H_MC.
+MEANINGFUL_REL = 0.05
 
 
-def _exact_order_part(name: str, claimed_bias: int, p4) -> tuple[Part, dict]:
-    rows, orders = [], {}
+def _exact_order_table(name: str, p4) -> list[dict[str, Any]]:
+    """Exact stationary bias of E θ² and E p² at :data:`H_ORDER`, one row per observable."""
     bs = [exact_bias(name, p4, h, b=1) for h in H_ORDER]
+    rows = []
     for q in bs[0]:
         v = [b[q] for b in bs]
-        slopes = [round(math.log(abs(v[i] / v[i + 1])) / math.log(2), 2) for i in range(len(v) - 1)]
-        orders[q] = slopes[-1]
+        o = exact_order(H_ORDER, v)
+        slopes = [round(s, 2) for s in o["slopes"]]
         rows.append(
             {
                 "observable": q,
@@ -243,47 +343,15 @@ def _exact_order_part(name: str, claimed_bias: int, p4) -> tuple[Part, dict]:
                 "MSE slope at T → ∞": round(2 * slopes[-1], 2),
             }
         )
-    worst = min(orders.values())
-    ok = worst >= claimed_bias - 0.1
-    tight = [q for q, k in orders.items() if abs(k - claimed_bias) < 0.1]
-    reading = (
-        f"exact bias orders {orders} (h = {H_ORDER[-2]:.3g} → {H_ORDER[-1]:.3g}): the MSE's "
-        f"h-term at T → ∞ is h^{2 * min(orders.values()):.2g} ≤ the claimed h^{2 * claimed_bias}"
-        + (f"; attained by {tight}" if tight else "; the bound is not attained on this target")
-        if ok
-        else f"bias order {worst} < {claimed_bias}: MSE at T → ∞ decays as h^{2 * worst:.2g}, "
-        f"slower than the claimed h^{2 * claimed_bias}"
-    )
-    sign = [
-        q
-        for q, v in ((r["observable"], r["bias"]) for r in rows)
-        if np.any(np.sign(v) != np.sign(v[-1]))
-    ]
-    if sign:
-        reading += f"; the bias of {sign} changes sign inside the grid (pre-asymptotic region)"
-    part = Part(
-        "stationary bias order (exact)",
-        "confirmed" if ok else "refuted",
-        f"bias of stationary E φ is O(h^{claimed_bias}), i.e. the MSE's last term "
-        f"h^{2 * claimed_bias} (N = 4, d = 1, differing curvatures, b = 1, D = 1)",
-        {"table": Measurement(rows, note="moment equations, float64 (exact)")},
-        reading,
-        None if ok else {"name": name, "orders": orders},
-    )
-    return part, orders
+    return rows
 
 
-def _mc_part(make, name, p4, seed, profile, alpha, claimed=1) -> tuple[list[Part], dict]:
-    """Time averages of θ² from the implementation: MSE against h at fixed T, bias check.
-
-    Returns the parts and the figure panel of the MSE split (:func:`_mse_panel`).
-    """
-    chains = 1000 if profile == "quick" else 4000
+def _mc_runs(make, name, p4, seed, profile) -> dict[str, Any]:
+    """Time averages of θ² from the implementation at :data:`H_MC` (common random numbers)."""
+    chains = 2000 if profile == "quick" else 4000
     T = 400 if profile == "quick" else 2000
     target = float(p4.exact["cov"].value[0, 0] + p4.exact["mean"].value[0] ** 2)
-    a_each = alpha / len(H_MC)
-    crit = float(norm.isf(a_each / 2))
-    rows, mse, mse_se, bad = [], [], [], []
+    rows, mse_se = [], []
     for h in H_MC:
         burn = math.ceil(30 / h)
         res = run_sampler(
@@ -294,82 +362,178 @@ def _mc_part(make, name, p4, seed, profile, alpha, claimed=1) -> tuple[list[Part
             burn_in=burn,
             keep="moments",
         )
-        phi = res.moments["second"][:, 0, 0]
-        err = phi - target
-        sq = err**2
+        err = res.moments["second"][:, 0, 0] - target
         ex = exact_bias(name, p4, h, b=1)["theta2"]
         se = float(err.std(ddof=1) / math.sqrt(chains))
-        z = (float(err.mean()) - ex) / se
-        if abs(z) > crit:
-            bad.append(h)
-        mse.append(float(sq.mean()))
-        mse_se.append(float(sq.std(ddof=1) / math.sqrt(chains)))
         var_T = float(err.var(ddof=1))
-        t_star = var_T * T / ex**2
+        mse_se.append(float((err**2).std(ddof=1) / math.sqrt(chains)))
         rows.append(
             {
                 "h": h,
                 "MC bias": float(err.mean()),
                 "se": se,
                 "exact bias": ex,
-                "z": z,
-                "MSE": mse[-1],
+                "z": (float(err.mean()) - ex) / se,
+                "MSE": float((err**2).mean()),
                 "bias²": ex**2,
                 "Var(φ̂)": var_T,
-                "T* (bias² = variance)": t_star,
+                "T* (bias² = variance)": var_T * T / ex**2,
             }
         )
-    fit = fit_order(np.array(H_MC), np.array(mse), np.array(mse_se), alpha=alpha)
-    ok = not bad
+    return {"rows": rows, "mse_se": mse_se, "target": target, "T": T, "chains": chains}
+
+
+def _wls_slope(x, y, w) -> float:
+    """Weighted least-squares slope of ``y`` on ``x``."""
+    x, y, w = (np.asarray(a, dtype=float) for a in (x, y, w))
+    xb, yb = (w @ x) / w.sum(), (w @ y) / w.sum()
+    return float((w * (x - xb)) @ (y - yb) / ((w * (x - xb)) @ (x - xb)))
+
+
+def rate_parts(
+    name: str,
+    claimed: int,
+    exact_rows: list[dict[str, Any]],
+    av: list[float],
+    mc: dict[str, Any],
+    *,
+    alpha: float,
+    seed: int = 0,
+) -> tuple[list[Part], dict[str, Any]]:
+    """The four parts of an SVRHMC MSE claim, each through a decision builder (issue 12).
+
+    1. **stationary bias order (exact)** — :func:`order_part` on the exact biases of every
+       observable (:func:`_exact_order_table`): bias = O(h^claimed), i.e. the MSE's last
+       term ``h^(2·claimed)`` at T → ∞.
+    2. **1/(Th) term (exact)** — :func:`order_part` on the exact asymptotic variance of
+       the time average of θ at :data:`H_VAR`: ``T·Var = O(h^{−1})``.
+    3. **bias order of the implementation (Monte Carlo)** — :func:`decide.all_of` of the
+       exact order (which decides) and an independent Monte Carlo cross-check: when the
+       Monte Carlo biases are resolved, a z-test of their WLS slope against the slope of
+       the *exact* biases over the same h and weights (not against the asymptotic order,
+       which a slope averaged over the h range need not cover); otherwise the per-h
+       tests of part 4.
+    4. **MSE of the time average of θ² (Monte Carlo)** — :func:`decide.all_of` of
+       per-h :func:`decide.statistical_test`s that the implementation's mean error in
+       E θ² is the scheme's exact bias, each with its power against an error of
+       :data:`MEANINGFUL_REL` × the target.
+
+    α: ``alpha`` split by :func:`~sgmcmc_verify.stats.multiplicity.bonferroni` over the
+    ``len(H_MC) + 1`` tests.
+    """
+    a_each = bonferroni(alpha, len(H_MC) + 1)
+    obs = {_OBS_LABEL.get(r["observable"], r["observable"]): r["bias"] for r in exact_rows}
+    exact_subs = {
+        q: order_part(
+            f"bias of E {q}",
+            f"bias of stationary E {q} is O(h^{claimed})",
+            H_ORDER,
+            v,
+            claimed,
+            quantity=f"the bias of E {q}",
+        )
+        for q, v in obs.items()
+    }
+    exact = decide.all_of(
+        "stationary bias order (exact)",
+        f"bias of stationary E φ is O(h^{claimed}), i.e. the MSE's last term "
+        f"h^{2 * claimed} (N = 4, d = 1, differing curvatures, b = 1, D = 1)",
+        exact_subs,
+        extra={"table": Measurement(exact_rows, note="moment equations, float64 (exact)")},
+    )
+    var_part = order_part(
+        "1/(Th) term (exact)",
+        "T·Var of the time average of θ = O(1/h) (the 1/(Th) term; E θ has no bias on a Gaussian)",
+        H_VAR,
+        av,
+        -1,
+        quantity="the asymptotic variance T·Var(θ̄)",
+        measured={
+            f"T·Var(θ̄) at h = {', '.join(map(str, H_VAR))}": Measurement(
+                av, note="autocovariance sums, exact"
+            )
+        },
+    )
+    rows, target = mc["rows"], mc["target"]
+    per_h = {
+        f"h = {r['h']:g}": decide.statistical_test(
+            f"h = {r['h']:g}",
+            "mean error of the time average of θ² = the scheme's exact stationary bias",
+            estimate=r["MC bias"],
+            target=r["exact bias"],
+            se=r["se"],
+            alpha=a_each,
+            meaningful_effect=MEANINGFUL_REL * target,
+            effect_label="errors in E θ²",
+            holds="the implementation's bias is the scheme's exact bias",
+            fails="the implementation's bias differs from the scheme's exact bias",
+            counterexample={"name": name, "h": r["h"], "seed": seed, "z": r["z"]},
+        )
+        for r in rows
+    }
+    fit = fit_order(
+        np.array(H_MC), np.array([r["MSE"] for r in rows]), np.array(mc["mse_se"]), alpha=a_each
+    )
+    mse_part = decide.all_of(
+        "MSE of the time average of θ² (Monte Carlo)",
+        "the implementation's time averages have the exact stationary bias; "
+        "MSE = bias² + Var(φ̂), Var(φ̂) ∝ 1/(Th)",
+        per_h,
+        extra={
+            "table": Measurement(
+                rows,
+                note=f"{mc['chains']} chains, T = {mc['T']} steps after burn-in 30/h; "
+                "common random numbers across h; T* = Var·T/bias² is the horizon beyond "
+                "which the h-power term dominates",
+            ),
+            "MSE slope vs h at fixed T": Measurement(
+                fit.slope,
+                fit.slope_stderr,
+                fit.slope_ci,
+                note=f"WLS, {1 - a_each:.4g} CI; descriptive (at fixed T the 1/(Th) term gives −1)",
+            ),
+        },
+    )
     b = np.array([r["MC bias"] for r in rows])
     s = np.array([r["se"] for r in rows])
     if np.all(np.abs(b) > 3 * s) and np.all(s < MAX_RELATIVE_STDERR * np.abs(b)):
-        of = fit_order(np.array(H_MC), b, s, alpha=alpha)
-        low = of.slope_ci[1] < claimed
-        order_part = Part(
-            "bias order of the implementation (Monte Carlo)",
-            "refuted" if low else "confirmed",
-            f"MC bias of E θ² is O(h^{claimed}) (WLS fit, {1 - alpha:.4g} CI)",
-            {"slope": Measurement(of.slope, of.slope_stderr, of.slope_ci)},
-            f"measured order {of.slope:.2f} CI {of.slope_ci[0]:.2f}..{of.slope_ci[1]:.2f}"
-            + (f" < claimed {claimed}: the MSE's last term is not h^{2 * claimed}" if low else ""),
-            {"name": name, "slope": of.slope, "ci": of.slope_ci, "seed": seed} if low else None,
+        of = fit_order(np.array(H_MC), b, s, alpha=a_each)
+        ex_b = np.array([r["exact bias"] for r in rows])
+        ref = (
+            _wls_slope(np.log(H_MC), np.log(np.abs(ex_b)), (b / s) ** 2)
+            if np.all(ex_b != 0)
+            else 0.0
+        )
+        check = decide.statistical_test(
+            "Monte Carlo slope",
+            "the WLS slope of the Monte Carlo bias over H_MC = that of the exact biases",
+            estimate=of.slope,
+            target=ref,
+            se=float(of.slope_stderr),
+            alpha=a_each,
+            meaningful_effect=0.5,
+            effect_label="slope errors",
+            holds=f"Monte Carlo slope {of.slope:.2f} agrees with the exact chain's {ref:.2f} "
+            "over the same h",
+            fails=f"Monte Carlo slope {of.slope:.2f} differs from the exact chain's {ref:.2f} "
+            "over the same h: the implementation's bias does not scale as the scheme's",
+            counterexample={"name": name, "slope": of.slope, "exact slope": ref, "seed": seed},
         )
     else:
-        order_part = Part(
-            "bias order of the implementation (Monte Carlo)",
-            "confirmed" if ok else "refuted",
-            f"MC bias of E θ² is O(h^{claimed})",
-            {"max |MC bias| / se": Measurement(float(np.max(np.abs(b) / s)))},
-            "the bias is below Monte Carlo resolution (|bias| < 3 se at some h); its order is "
-            "that of the exact law, which the z-tests show the implementation follows",
+        check = decide.all_of(
+            "per-h tests",
+            "the Monte Carlo bias is below resolution at some h: the implementation is "
+            "checked against the exact bias at each h (the tests of the MSE part)",
+            per_h,
+            extra={"max |MC bias| / se": Measurement(float(np.max(np.abs(b) / s)))},
         )
-    panel = _mse_panel(rows, mse_se, fit, T, chains)
-    return [
-        order_part,
-        Part(
-            "MSE of the time average of θ² (Monte Carlo)",
-            "confirmed" if ok else "refuted",
-            f"the implementation's time averages have the exact stationary bias (z-test, α = "
-            f"{a_each:.2g} each); MSE = bias² + Var(φ̂), Var(φ̂) ∝ 1/(Th)",
-            {
-                "table": Measurement(
-                    rows,
-                    note=f"{chains} chains, T = {T} steps after burn-in 30/h; "
-                    "common random numbers across h",
-                ),
-                "MSE slope vs h at fixed T": Measurement(
-                    fit.slope, fit.slope_stderr, fit.slope_ci, note=f"WLS, {1 - alpha:.4g} CI"
-                ),
-            },
-            f"at T = {T} the variance term dominates (MSE slope {fit.slope:.2f} vs h, the 1/(Th) "
-            f"term gives −1); the h-power term dominates only beyond T* = Var·T/bias² steps "
-            f"(table)"
-            if ok
-            else f"MC bias differs from the exact bias of the scheme at h = {bad}",
-            None if ok else {"name": name, "h": bad, "rows": rows, "seed": seed},
-        ),
-    ], panel
+    order_mc = decide.all_of(
+        "bias order of the implementation (Monte Carlo)",
+        f"the implementation's bias of E θ² is O(h^{claimed}): the exact order decides, "
+        "the Monte Carlo is an independent cross-check",
+        {"exact order of the scheme": exact_subs["θ²"], "Monte Carlo cross-check": check},
+    )
+    return [exact, var_part, order_mc, mse_part], {"fit": fit, "a_each": a_each}
 
 
 def _mse_panel(
@@ -380,7 +544,7 @@ def _mse_panel(
     Parameters
     ----------
     rows : list of dict
-        The rows of the MSE table of :func:`_mc_part` (``h``, ``MSE``, ``bias²``, ``Var(φ̂)``).
+        The rows of the MSE table of :func:`_mc_runs` (``h``, ``MSE``, ``bias²``, ``Var(φ̂)``).
     mse_se : list of float
         Standard error of each row's MSE.
     fit : OrderFit
@@ -435,7 +599,7 @@ def _plain_series(label: str, x, y) -> dict[str, Any]:
 def _bias_panel(rows: list[dict], claimed_bias: int) -> dict[str, Any]:
     """``loglog_fit`` panel: exact stationary bias² (the MSE at T → ∞) of each observable.
 
-    ``rows`` are those of :func:`_exact_order_part`'s table; the slope of each series is
+    ``rows`` are those of :func:`_exact_order_table`; the slope of each series is
     twice the local order between the two smallest h, the claimed slope ``2 × claimed_bias``.
     """
     label = {"theta2": "E θ²", "p2": "E p²"}
@@ -471,7 +635,7 @@ def _mse_figure(
     claimed_bias : int
         The claimed bias order (the MSE's last term is ``h^(2 claimed_bias)``).
     exact_rows : list of dict
-        The exact order table (:func:`_exact_order_part`).
+        The exact order table (:func:`_exact_order_table`).
     mc_panel : dict
         The Monte Carlo panel (:func:`_mse_panel`).
 
@@ -488,32 +652,23 @@ def _mse_figure(
 
 
 def _svrhmc_check(name, claimed, profile, seed, make):
+    """One SVRHMC MSE claim: exact tables, Monte Carlo runs, then :func:`rate_parts`."""
     # No timing in ``params``: they must be a deterministic function of the seed and
     # profile; the check's wall time is in report.json's ``timings`` section (issue 14).
     p4 = gaussian_differing(**P4)
-    exact_part, orders = _exact_order_part(name, claimed, p4)
-    av = [asymptotic_variance(_chain(name, p4, h, b=1)) for h in (0.1, 0.05, 0.025)]
-    av_slope = math.log(av[1] / av[2]) / math.log(2)
-    var_part = Part(
-        "1/(Th) term (exact)",
-        "confirmed" if abs(av_slope + 1) < 0.1 else "qualified",
-        "T·Var of the time average of θ ∝ 1/h (the 1/(Th) term; E θ has no bias on a Gaussian)",
-        {
-            "T·Var(θ̄) at h = 0.1, 0.05, 0.025": Measurement(av, note="autocovariance sums, exact"),
-            "slope": Measurement(av_slope),
-        },
-        f"asymptotic variance ∝ h^{av_slope:.3f}",
-    )
-    mc_parts, mc_panel = _mc_part(make, name, p4, seed, profile, ALPHA, claimed)
-    parts = [exact_part, var_part, *mc_parts]
-    figure = _mse_figure(name, claimed, exact_part.measured["table"].value, mc_panel)
+    rows = _exact_order_table(name, p4)
+    av = [asymptotic_variance(_chain(name, p4, h, b=1)) for h in H_VAR]
+    mc = _mc_runs(make, name, p4, seed, profile)
+    parts, info = rate_parts(name, claimed, rows, av, mc, alpha=ALPHA, seed=seed)
+    panel = _mse_panel(mc["rows"], mc["mse_se"], info["fit"], mc["T"], mc["chains"])
     return parts, {
         "alpha": ALPHA,
+        "alpha_each": info["a_each"],
         "problem": P4,
         "h_order": list(H_ORDER),
         "h_mc": list(H_MC),
-        "orders": orders,
-        "figure_data": {"mse_vs_h": figure},
+        "orders": {r["observable"]: r["order"] for r in rows},
+        "figure_data": {"mse_vs_h": _mse_figure(name, claimed, rows, panel)},
     }
 
 
@@ -558,6 +713,13 @@ _COST = {
 }
 
 
+#: How the X-VR parts read the per-pass MSE column (a measurement, not a decision).
+_VR_PER_PASS = (
+    "per data pass the θ̄-MSE is driven by the 1/(Th) mixing term, and VR's 2-3x gradient "
+    "cost makes it worse per pass than SG on this small problem"
+)
+
+
 def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict[str, Any]]:
     """X-VR: stationary variance inflation and MSE per data pass, exactly (N = 4, d = 1)."""
     p4 = gaussian_differing(**P4)
@@ -590,25 +752,39 @@ def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict
         by = {(r["h"], r["algorithm"]): r for r in rows}
         sg = names[0]
         families.append(_vr_family(fam, names, rows))
+        tol = decide.rounding_tolerance(max(r["Var θ / target"] for r in rows), 64 * N)
         worse = [
             (h, n)
             for (h, n), r in by.items()
-            if n != sg and r["Var θ / target"] > by[h, sg]["Var θ / target"]
+            if n != sg and r["Var θ / target"] > by[h, sg]["Var θ / target"] + tol
         ]
         parts.append(
-            Part(
+            decide.exact_comparison(
                 f"{fam}: variance inflation and MSE per data pass",
-                "qualified" if worse else "confirmed",
                 "SVRG/SAGA reduce the stationary variance inflation of uniform SG",
-                {"table": Measurement(rows, note="moment equations + autocovariance sums, exact")},
-                (
-                    f"VR reduces the inflation except at {worse} (SAGA's stale table inflates "
-                    "more than SG at large h); "
-                    if worse
-                    else "VR reduces the inflation everywhere; "
-                )
-                + "per data pass the θ̄-MSE is driven by the 1/(Th) mixing term, and VR's "
-                "2-3x gradient cost makes it worse per pass than SG on this small problem",
+                value=len(worse),
+                target=0,
+                tol_source="count of (h, algorithm) cells above SG's inflation by more "
+                f"than float64 rounding ({tol:.2g})",
+                holds="VR reduces the inflation everywhere; " + _VR_PER_PASS,
+                fails=f"VR reduces the inflation except at {worse} (SAGA's stale table "
+                "inflates more than SG at large h); " + _VR_PER_PASS,
+                failed_verdict="qualified",
+                measured={
+                    "table": Measurement(rows, note="moment equations + autocovariance sums, exact")
+                },
+                counterexample={"cells": worse, "problem": P4},
+                erratum=decide.Erratum(
+                    corrected="variance reduction lowers the stationary variance inflation "
+                    f"of uniform SG at small h; at large h ({worse}) the stale gradient "
+                    "table of SAGA inflates it more than SG does",
+                    failing_step="the general claim that SVRG/SAGA reduce the variance of "
+                    "the stochastic gradient, read as a stationary variance statement at "
+                    "every step size",
+                    command='python -c "from sgmcmc_verify.claims.rates import check_vr; '
+                    'print(check_vr()[0][0].measured)"',
+                    regime="N = 4, d = 1, b = n = 1, h ∈ {0.5, 0.1} (LD), {0.4, 0.1} (HMC)",
+                ),
             )
         )
     figure = {
@@ -680,7 +856,8 @@ def check_ewsg_t4(*, profile: str = "quick", seed: int = 0, make=registry.make_s
         - tr_t
         for h in hs
     ]
-    k = _local_order(hs, bias)
+    o = exact_order(hs, bias)
+    slope2 = 2 * o["slopes"][-1]
     exact_panel = {
         "title": "sghmc-ewsg, T → ∞, exact (local slope at the smallest h)",
         "xlabel": "h",
@@ -691,7 +868,7 @@ def check_ewsg_t4(*, profile: str = "quick", seed: int = 0, make=registry.make_s
                 "x": list(hs),
                 "y": [b * b for b in bias],
                 "yerr": None,
-                "slope": 2 * k,
+                "slope": slope2,
                 "slope_ci": None,
                 "claimed_slope": 2.0,
             }
@@ -700,12 +877,17 @@ def check_ewsg_t4(*, profile: str = "quick", seed: int = 0, make=registry.make_s
     }
     t_series = []
     parts.append(
-        Part(
+        order_part(
             "sghmc-ewsg: MSE at T → ∞ (exact)",
-            "confirmed" if 2 * k >= 1.9 else "refuted",
-            "slope 2 (h² term)",
-            {"bias of Tr Var θ": Measurement(bias), "MSE slope": Measurement(2 * k)},
-            f"bias order {k:.3f}: MSE ∝ h^{2 * k:.2f}",
+            "the bias of Tr Var θ is O(h), i.e. the MSE's h² term (slope 2) at T → ∞",
+            hs,
+            bias,
+            1,
+            quantity="the stationary bias of Tr Var θ",
+            measured={
+                "bias of Tr Var θ": Measurement(bias, note="linear-chain moments, exact"),
+                "MSE slope": Measurement(slope2, note="2 × the last local slope"),
+            },
         )
     )
     # (b) MSE against T at fixed h = 0.05 (Monte Carlo, nested horizons of one run)
@@ -733,28 +915,33 @@ def check_ewsg_t4(*, profile: str = "quick", seed: int = 0, make=registry.make_s
                 "claimed_slope": -1.0,
             }
         )
-        ok = of.slope_ci[0] <= -1 + 0.15 or of.slope < -1
+        tvar = [
+            float(T * phi[:, : round(T / h)].mean(1).var(ddof=1)) for T in Ts
+        ]  # T·Var of the time average: the 1/T term's constant, if it levels off
         parts.append(
-            Part(
+            decide.not_checkable(
                 f"{name}: MSE against T at h = {h} (Monte Carlo)",
-                "confirmed" if ok else "qualified",
-                "slope −1 (1/T term)",
-                {
+                "MSE ≤ C(1/T + (h/T) mean Tr cov + h²): the 1/T term",
+                f"the bound's constant C is unspecified and at fixed h its h² term is a floor, "
+                f"so every finite MSE on a finite T grid satisfies it for some C; a fitted "
+                f"slope over T (here {of.slope:.2f}, flatter than −1 because bias² is a large "
+                f"share of the MSE at h = {h}) cannot decide a 1/T term (issue 12)",
+                would_decide="the exact asymptotic variance of the time average of ‖θ − μ‖² "
+                "(fourth moments of the linear chain) and its exact bias: MSE(T) − bias² "
+                "= σ²_as/T + O(1/T²)",
+                measured={
                     "MSE": Measurement(mse, se),
+                    "T·Var(φ̄_T) by T": Measurement(
+                        tvar, note="levels off when the variance term is c/T"
+                    ),
                     "slope": Measurement(
                         of.slope,
                         of.slope_stderr,
                         of.slope_ci,
-                        note=f"WLS, {1 - alpha:.4g} CI; nested horizons of one run (correlated)",
+                        note=f"WLS, {1 - alpha:.4g} CI; nested horizons of one run "
+                        "(correlated); descriptive",
                     ),
                 },
-                f"slope {of.slope:.2f} ({of.slope_ci[0]:.2f}, {of.slope_ci[1]:.2f})"
-                + (
-                    ""
-                    if ok
-                    else ": flatter than −1 because the stationary bias² "
-                    "(the h² term) is already a large share of the MSE at h = 0.05"
-                ),
             )
         )
     b_h = bias[hs.index(h)] ** 2
