@@ -238,3 +238,22 @@ def test_b4_quadratic_counterexamples():
     assert steps["rearranged, as printed"].counterexample["printed LHS at S = 0"] == Fraction(6, 25)
     cx = steps["(27) denominator D − h³L²n⁴/b³"].counterexample
     assert cx["A"] == Fraction(-1, 4) and cx["D − h³L²n⁴/b³"] == Fraction(3, 4)
+
+
+@pytest.mark.parametrize("nn, bb", [(2, 1), (3, 2), (4, 2), (3, 3)])
+def test_corollary2_without_replacement(nn, bb):
+    # the finite-population identity holds symbolically, and agrees with a direct numeric
+    # enumeration over ordered b-subsets written here independently of the proof module
+    import itertools
+
+    assert pr.corollary2_without_replacement(nn, bb).holds
+    a = [Fraction(k * k - 2 * k + 3, k + 1) for k in range(nn)]
+    perms = list(itertools.permutations(range(nn), bb))
+    lhs = sum((Fraction(nn, bb) * sum(a[i] for i in t) - sum(a)) ** 2 for t in perms) / len(perms)
+    var = sum((x - sum(a) / nn) ** 2 for x in a) / nn
+    assert lhs == Fraction(nn - bb, nn - 1) * Fraction(nn**2, bb) * var
+
+
+def test_corollary2_without_replacement_needs_a_subset():
+    with pytest.raises(ValueError, match="1 ≤ b ≤ n"):
+        pr.corollary2_without_replacement(2, 3)

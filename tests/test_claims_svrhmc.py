@@ -15,9 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgmcmc_verify.algorithms import Sampler
-from sgmcmc_verify.claims import run_check, svrhmc
+from sgmcmc_verify.claims import decide, run_check, svrhmc
 from sgmcmc_verify.estimators import Minibatch
 from sgmcmc_verify.integrators import SGHMCEuler, SymmetricSplitting
+from sgmcmc_verify.proofs import svrhmc_splitting as splitting
 from sgmcmc_verify.registry import get, make_sampler
 
 # --------------------------------------------------------------------------------------
@@ -101,6 +102,8 @@ def test_split_identity_and_lines(split):
     typo = split.part("Alg. 3 line 9")
     assert typo.verdict == "qualified"
     assert typo.measured["printed − reference"].value == "(-p_j + p_t)*exp(-D*h)"
+    assert typo.measured["corrected reading: verdict"].value == "confirmed"
+    assert "p_{tK+k}" in typo.erratum["corrected"] or "p_j" in typo.erratum["corrected"]
     # Alg. 4 line 3 (α_0 = 0) is harmless given line 2 (θ_0 = p_0 = 0)
     assert split.part("Alg. 4 line 3").verdict == "confirmed"
     assert split.part("Alg. 2/4 line 11, repeated index").verdict == "qualified"
@@ -151,9 +154,9 @@ def test_split_refutes_a_sampler_with_a_broken_integrator():
 
 
 def test_split_refutes_a_wrong_eliminated_form():
-    def wrong(s=svrhmc.S, grad_at=None):
-        p_next, _ = svrhmc.eliminated(s, grad_at)
-        return p_next, s.theta + s.h * p_next  # Euler's (2) instead of (18)
+    def wrong(th, mom, noise, force):
+        p_next, _ = splitting.eliminated(th, mom, noise, force)
+        return p_next, th + svrhmc.S.h * p_next  # Euler's (2) instead of (18)
 
     parts, _ = svrhmc.check_split(seed=0, eliminated_form=wrong)
     assert verdicts(parts)["(12)-(16) = (17)-(18)"] == "refuted"
@@ -215,7 +218,7 @@ def test_symbolic_identity_is_not_vacuous():
     # the five steps with the gradient at θ_t would differ from (17): the check can tell
     s = svrhmc.S
     fs = svrhmc.five_step(s)
-    p_theta, _ = svrhmc.eliminated(s, grad_at=s.theta)
+    p_theta, _ = splitting.eliminated(s.theta, s.p, s.xi, lambda _x: s.F(s.theta))
     assert sp.simplify(fs["p_next"] - p_theta) != 0
 
 
@@ -235,7 +238,10 @@ def test_cor2_verdicts(cor2):
     for p in cor2.parts:
         want = "qualified" if p.name == "prior term (§2 ∇̃ read literally)" else "confirmed"
         assert p.verdict == want, p.name
-    ce = cor2.part("prior term (§2 ∇̃ read literally)").counterexample
+    prior = cor2.part("prior term (§2 ∇̃ read literally)")
+    assert prior.measured["bias identity: verdict"].value == "confirmed"
+    assert "−∇log Pr(θ)" in prior.erratum["corrected"]
+    ce = prior.measured["first violation"].value
     assert ce["E‖∇̃ − ∇f‖² (literal §2 ∇̃)"] > ce["n²G²/b, G = max‖x_i‖"]
     assert (
         cor2.part("closed form = enumeration")
@@ -265,16 +271,17 @@ def test_cor2_refutes_a_broken_estimator(broken, refuted):
     assert v["proof B.1"] == "confirmed"  # the paper's algebra does not depend on the estimator
 
 
-def test_proof_check_catches_a_wrong_line():
-    def wrong(n, b):
-        L, G, a = svrhmc.proof_b1_lines(n, b)
-        L[5] = L[5] / b  # n²/b² instead of n²/b at line 6
-        return L, G, a
+def test_proof_part_reads_the_step_by_step_check():
+    # B.1 comes from proofs.svrhmc_lemma1 (its power is tested in proofs_checks/): here, a
+    # failing step there must refute the part, and the real check has no failing step
+    out = svrhmc.proof_b1([(3, 2)])
+    assert out["failures"] == [] and out["prior step"].holds is False
 
-    out = svrhmc.check_proof_b1([(3, 2)], wrong)
-    # line 6 enters steps 5→6, 6→7 and the without-replacement comparison
-    assert {f["step"] for f in out["failures"]} == {"5→6", "6→7", "without replacement"}
-    assert not svrhmc.check_proof_b1([(3, 2)])["failures"]
+    def wrong(sizes):
+        return {"failures": [{"n": 3, "b": 2, "step": "line 5 = line 6"}], "prior step": None}
+
+    parts, _ = svrhmc.check_cor2(seed=0, proof_steps=wrong)
+    assert verdicts(parts)["proof B.1"] == "refuted"
 
 
 PROBLEMS = {
@@ -321,3 +328,12 @@ def test_full_profiles():
 def test_exact_checks_run_no_statistical_test(split, cor2):
     assert split.alpha is None and cor2.alpha is None  # exact checks: no statistical test
     _ = get("svrg2-hmc")  # the registry entry the sampler part runs
+
+
+def test_every_part_goes_through_a_decision_builder(split, cor2):
+    # issue 12: no verdict written by hand; every part (and every sub-decision) names its rule
+    for result in (split, cor2):
+        for p in result.parts:
+            assert decide.is_decided(p.rule), (result.claim_id, p.name, p.rule)
+            if p.verdict in ("refuted", "qualified"):  # a negative part says what to correct
+                assert p.erratum is not None, p.name

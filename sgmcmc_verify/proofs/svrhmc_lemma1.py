@@ -56,6 +56,7 @@ __all__ = [
     "POINT_DEEP",
     "POINT_NKBL10",
     "corollary2_steps",
+    "corollary2_without_replacement",
     "corollary3_steps",
     "dropped_factor",
     "in_region",
@@ -265,6 +266,27 @@ def corollary2_steps(nn: int = 3, bb: int = 2) -> list[Step]:
         )
     )
     return steps
+
+
+def corollary2_without_replacement(nn: int = 3, bb: int = 2) -> Step:
+    """Line 1 of B.1 for a uniform b-subset (Algorithms 1–4, line 6/7) instead of i.i.d. draws.
+
+    Not a step of the paper (B.1 draws with replacement): the finite-population identity
+    ``E_subset = ((n − b)/(n − 1))·(line 6)``, over all ordered b-subsets, which shows the
+    bound (6) holds for the subsets the algorithms print too.  Needs ``1 ≤ b ≤ n``, ``n > 1``.
+    """
+    if not 1 <= bb <= nn or nn < 2:
+        raise ValueError(f"need 1 ≤ b ≤ n and n > 1, got n = {nn}, b = {bb}")
+    lines, a = corollary2_lines(nn, bb)
+    perms = list(itertools.permutations(range(nn), bb))
+    wor = sum((sp.Rational(nn, bb) * sum(a[i] for i in t) - sum(a)) ** 2 for t in perms)
+    return identity(
+        "line 1, without replacement",
+        "B.1 line 1 with Algorithm 1 line 7's subset |I| = b (finite-population correction)",
+        wor / len(perms),
+        sp.Rational(nn - bb, nn - 1) * lines[5],
+        "both sides expanded over all ordered b-subsets",
+    )
 
 
 # ======================================================================================
