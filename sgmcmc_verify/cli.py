@@ -417,14 +417,21 @@ def _exit_reason(code: int | None) -> str:
     return f"it exited with code {code}"
 
 
-def _worker(cid: str, profile: str, seed: int, conn: Any) -> None:
-    """A claim in a child process: its result goes back through ``conn``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's terminate() ends us
-    if hasattr(signal, "pthread_sigmask"):  # blocked by the parent around start()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+def _worker(cid: str, profile: str, seed: int, conn: Any, table: dict | None = None) -> None:
+    """A claim in a child process: its result goes back through ``conn``.
+
+    ``table``: results of the claim's units already run by :func:`_unit_worker` processes
+    (:func:`sgmcmc_verify.parallel.precomputed_mapper` hands them to its ``map_units``).
+    """
+    _child_signals()
     try:
-        result = _check_in_worker(cid, profile, seed)
+        if table is None:
+            result = _check_in_worker(cid, profile, seed)
+        else:
+            from .parallel import precomputed_mapper, unit_mapper
+
+            with unit_mapper(precomputed_mapper(table)):
+                result = _check_in_worker(cid, profile, seed)
     except BaseException as exc:  # check() returns errors; this is a failure around it
         import traceback
 
@@ -434,40 +441,116 @@ def _worker(cid: str, profile: str, seed: int, conn: Any) -> None:
     conn.close()
 
 
+def _child_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's terminate() ends us
+    if hasattr(signal, "pthread_sigmask"):  # blocked by the parent around start()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+
+
+#: Claims whose independent units (:mod:`sgmcmc_verify.parallel`) ``report --jobs N``
+#: spreads over its worker processes: ``module:function`` (or the function) returning the
+#: claim's ``(function, item)`` units for ``(profile=, seed=)``.  One such claim would otherwise
+#: hold one worker for most of the run while the others idle.
+_UNIT_SOURCES: dict[str, Any] = {"HARNESS-POWER": "sgmcmc_verify.claims.harness:units"}
+
+#: Units per worker task: small enough to fill the idle workers, large enough that the
+#: per-process exact-law caches are reused within a task.
+_UNITS_PER_TASK = 6
+
+
+def _claim_units(cid: str, profile: str, seed: int) -> list[tuple[Any, Any]]:
+    import importlib
+
+    source = _UNIT_SOURCES[cid]
+    if not callable(source):
+        module, name = source.split(":")
+        source = getattr(importlib.import_module(module), name)
+    return source(profile=profile, seed=seed)
+
+
+def _unit_worker(cid: str, profile: str, seed: int, chunk: slice, conn: Any) -> None:
+    """Units ``chunk`` of claim ``cid`` in a child process: ``{unit key: result}`` (or the
+    exception's text) back through ``conn``."""
+    _child_signals()
+    try:
+        from .parallel import run_units
+
+        result: Any = run_units(_claim_units(cid, profile, seed)[chunk])
+    except BaseException as exc:
+        result = f"{type(exc).__name__}: {exc}"
+    conn.send(result)
+    conn.close()
+
+
 def _run_processes(
     ids: Sequence[str], args: argparse.Namespace, on_result: Callable[[ClaimResult], None]
 ) -> None:
     """Each claim in a process of its own, at most ``args.jobs`` at a time.
 
-    Unlike a process pool, a worker that dies (OOM killer, segfault) loses only the
-    claim it held, which becomes an ``error`` saying how the worker died; the others
-    run on.  On any exception (Ctrl-C, SIGTERM) the running workers are terminated.
+    A claim of :data:`_UNIT_SOURCES` first has its units run in chunks, each a worker
+    task of its own (queued first: they are the longest work); once they are all in, the
+    claim runs with their results.  Unlike a process pool, a worker that dies (OOM
+    killer, segfault) loses only the claim it held (or the claim whose units it ran),
+    which becomes an ``error`` saying how the worker died; the others run on.  On any
+    exception (Ctrl-C, SIGTERM) the running workers are terminated.
     """
     import multiprocessing
     from multiprocessing.connection import wait
 
-    todo = list(ids)
-    running: dict[Any, tuple[str, Any]] = {}
+    todo: list[tuple[Any, ...]] = []
+    pending: dict[str, dict[str, Any]] = {}  # claim → {"left": chunks, "table", "error"}
+    for cid in ids:
+        if cid in _UNIT_SOURCES and args.jobs > 1:
+            # imported here, before the fork, so that no child imports it again
+            n = len(_claim_units(cid, args.profile, args.seed))
+            chunks = [slice(i, i + _UNITS_PER_TASK) for i in range(0, n, _UNITS_PER_TASK)]
+            pending[cid] = {"left": len(chunks), "table": {}, "error": None}
+            todo[:0] = [("units", cid, c) for c in chunks]
+        else:
+            todo.append(("claim", cid, None))
+    running: dict[Any, tuple[tuple[Any, ...], Any]] = {}
     try:
         while todo or running:
             while todo and len(running) < args.jobs:
-                cid = todo.pop(0)
+                task = todo.pop(0)
+                kind, cid, extra = task
                 recv, send = multiprocessing.Pipe(duplex=False)
-                proc = multiprocessing.Process(
-                    target=_worker, args=(cid, args.profile, args.seed, send), daemon=True
-                )
+                if kind == "units":
+                    target, targs = _unit_worker, (cid, args.profile, args.seed, extra, send)
+                else:
+                    target, targs = _worker, (cid, args.profile, args.seed, send, extra)
+                proc = multiprocessing.Process(target=target, args=targs, daemon=True)
                 with _signals_blocked():  # until the child has its own handlers
                     proc.start()
                 send.close()  # the child's end: EOF here once the child is gone
-                running[recv] = (cid, proc)
+                running[recv] = (task, proc)
             for conn in wait(list(running)):
-                cid, proc = running.pop(conn)
+                (kind, cid, extra), proc = running.pop(conn)
                 try:
                     result = conn.recv()
                 except (EOFError, OSError):
                     result = None
                 conn.close()
                 proc.join()
+                if kind == "units":
+                    state = pending[cid]
+                    state["left"] -= 1
+                    if isinstance(result, dict):
+                        state["table"].update(result)
+                    elif state["error"] is None:
+                        state["error"] = (
+                            f"a worker process running units of this claim died: "
+                            f"{_exit_reason(proc.exitcode)}"
+                            if result is None
+                            else f"units of this claim failed: {result}"
+                        )
+                    if state["left"] == 0:
+                        if state["error"] is None:  # the claim next, with its units' results
+                            todo.insert(0, ("claim", cid, state["table"]))
+                        else:
+                            on_result(_failed(cid, state["error"], args.profile, args.seed))
+                    continue
                 if result is None:
                     why = _exit_reason(proc.exitcode)
                     msg = f"the worker process running this claim died: {why}"
@@ -672,44 +755,15 @@ def _report(args: argparse.Namespace) -> int:
 def load_target(target: str) -> Callable[..., Any]:
     """The function named by ``MODULE:FUNCTION`` or ``path/to/file.py:FUNCTION``.
 
-    A module is imported with the current directory first on ``sys.path``.  Any failure
-    (including an exception raised by the user's module) is a one-line
-    :class:`UsageError`.
+    :func:`sgmcmc_verify.validation.isolated.load_function`, its failures (including an
+    exception raised by the user's module) as a one-line :class:`UsageError`.
     """
-    import importlib
-    import importlib.util
+    from .validation.isolated import load_function
 
-    module_name, sep, name = target.rpartition(":")
-    if not sep or not module_name or not name:
-        raise UsageError(f"expected MODULE:FUNCTION or FILE.py:FUNCTION, got {target!r}")
     try:
-        if module_name.endswith(".py") or os.sep in module_name:
-            path = Path(module_name)
-            if not path.is_file():
-                raise UsageError(f"cannot import {target!r}: no such file {module_name!r}")
-            spec = importlib.util.spec_from_file_location(path.stem, path)
-            if spec is None or spec.loader is None:
-                raise UsageError(f"cannot import {target!r}: not a Python file")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[path.stem] = module
-            spec.loader.exec_module(module)
-        else:
-            cwd = os.getcwd()
-            if cwd not in sys.path:
-                sys.path.insert(0, cwd)
-            module = importlib.import_module(module_name)
-        fn = getattr(module, name)
-    except UsageError:
-        raise
-    except AttributeError:
-        raise UsageError(f"cannot use {target!r}: the module has no {name!r}") from None
-    except BaseException as err:  # the user's module may raise anything while importing
-        if isinstance(err, KeyboardInterrupt):
-            raise
-        raise UsageError(f"cannot import {target!r}: {type(err).__name__}: {err}") from None
-    if not callable(fn):
-        raise UsageError(f"cannot use {target!r}: {name!r} is not callable")
-    return fn
+        return load_function(target)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _params(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
@@ -815,20 +869,23 @@ def _validate(args: argparse.Namespace) -> int:
     for option, value in step_only.items():
         if value is not None and args.mode != "step":
             raise UsageError(f"--{option.replace('_', '-')} needs --mode step")
-    fn = load_target(args.target)
     from . import validation
+    from .validation.isolated import validate_isolated
 
+    # the whole validation runs in a child process of its own (issue 11): a hung call, a
+    # thread the user's code leaves behind or a crash cannot keep or take down this one
     try:
-        rep = validation.validate(
-            fn, args.algorithm, mode=args.mode, params=params or None, profile=args.profile,
-            seed=args.seed, timeout=args.timeout, hs=tuple(args.h) if args.h else None,
-            unit_mass=args.unit_mass, **{k: v for k, v in step_only.items() if v is not None},
+        rep = validate_isolated(
+            args.target, args.algorithm, mode=args.mode, params=params or None,
+            profile=args.profile, seed=args.seed, timeout=args.timeout,
+            hs=tuple(args.h) if args.h else None, unit_mass=args.unit_mass,
+            **{k: v for k, v in step_only.items() if v is not None},
         )  # fmt: skip
     except validation.ImplementationError as err:  # the user's function failed: an error
         _say(f"sgmcmc-verify: validation error: {err}".splitlines()[0], err=True)
         return EXIT_FAILED
-    except (ValueError, TypeError, KeyError) as err:  # bad algorithm, params, h (one line)
-        raise UsageError(str(err).strip("'\"")) from None
+    except ValueError as err:  # bad target, algorithm, params, h (one line, from the child)
+        raise UsageError(str(err)) from None
     _say(rep.to_json() if args.json else rep.to_markdown())
     return EXIT_OK if rep.passed else EXIT_FAILED
 

@@ -14,12 +14,21 @@ the results, hence the report, are the same whichever mapper ran them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import functools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["dask_mapper", "map_units", "run_with_units", "unit_mapper"]
+__all__ = [
+    "dask_mapper",
+    "map_units",
+    "precomputed_mapper",
+    "run_units",
+    "run_with_units",
+    "unit_key",
+    "unit_mapper",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -79,3 +88,35 @@ def run_with_units(task: Callable[[Any], Any], arg: Any) -> Any:
     """``task(arg)`` with :func:`dask_mapper` installed: the Dask runner's claim task."""
     with unit_mapper(dask_mapper):
         return task(arg)
+
+
+def unit_key(fn: Callable[[Any], Any], item: Any) -> str:
+    """A text key naming the unit ``fn(item)``: the function (and a partial's bound
+    arguments) and the item, by ``repr``.  Units are pure functions of their items, so
+    equal keys mean equal results."""
+    if isinstance(fn, functools.partial):
+        bound = (repr(fn.args), repr(sorted(fn.keywords.items())))
+        fn = fn.func
+    else:
+        bound = ()
+    return repr((fn.__module__, fn.__qualname__, *bound, item))
+
+
+def run_units(units: Sequence[tuple[Callable[[Any], Any], Any]]) -> dict[str, Any]:
+    """``{unit_key(fn, x): fn(x)}`` for every ``(fn, x)``: a share of a check's units run
+    ahead of the check, in another process (``report --jobs N``)."""
+    return {unit_key(fn, x): fn(x) for fn, x in units}
+
+
+def precomputed_mapper(table: dict[str, Any]) -> Mapper:
+    """A mapper that takes each unit's result from ``table`` (filled by :func:`run_units`)
+    and runs only the units missing there.  The results are those of a plain loop."""
+
+    def mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        out = []
+        for x in items:
+            key = unit_key(fn, x)
+            out.append(table[key] if key in table else fn(x))
+        return out
+
+    return mapper

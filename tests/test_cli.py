@@ -239,6 +239,66 @@ def test_a_dead_worker_is_an_error_for_its_claim_only(monkeypatch):
     )
 
 
+def _square(x: int) -> tuple[int, int]:
+    """A unit: its value and the process that computed it."""
+    if x == 13 and os.environ.get("SGMCMC_TEST_KILL_UNIT"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * x, os.getpid()
+
+
+def _unit_claim(monkeypatch, n: int = 20) -> None:
+    """AGLD-R1 made a claim of n units (cli._UNIT_SOURCES) that reports what it mapped."""
+    from sgmcmc_verify.parallel import map_units
+
+    monkeypatch.setitem(cli._UNIT_SOURCES, "AGLD-R1",
+                        lambda *, profile, seed: [(_square, x) for x in range(n)])  # fmt: skip
+    real = _fake_check({})
+
+    def check(cid, *, profile, seed):
+        if cid != "AGLD-R1":
+            return real(cid, profile=profile, seed=seed)
+        vals = map_units(_square, range(n))
+        here = sum(pid == os.getpid() for _, pid in vals)
+        reading = f"{[v for v, _ in vals]} {here}"
+        return claims.run_check(
+            cid, lambda **kw: ([claims.Part("p", "confirmed", "e", {}, reading)], {}),
+            profile=profile, seed=seed,
+        )  # fmt: skip
+
+    monkeypatch.setattr(claims, "check", check)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+def test_a_claim_with_units_spreads_them_over_the_jobs(monkeypatch):
+    """A claim of cli._UNIT_SOURCES has its units run in worker tasks of their own (20
+    units, 6 per task: 4 tasks), then runs with their results: the same values as a plain
+    loop, none computed again in the claim's process; the other claims run as before."""
+    _unit_claim(monkeypatch)
+    got = []
+    args = SimpleNamespace(jobs=2, profile="quick", seed=0)
+    cli._run_processes(["AGLD-R1", "AGLD-R2"], args, got.append)
+    res = {r.claim_id: r for r in got}
+    assert res["AGLD-R2"].verdict == "confirmed"
+    assert res["AGLD-R1"].parts[0].reading == f"{[x * x for x in range(20)]} 0"
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+def test_a_dead_unit_worker_is_an_error_for_its_claim_only(monkeypatch):
+    _unit_claim(monkeypatch)
+    monkeypatch.setenv("SGMCMC_TEST_KILL_UNIT", "1")  # unit 13's worker is SIGKILLed
+    got = []
+    args = SimpleNamespace(jobs=2, profile="quick", seed=0)
+    cli._run_processes(["AGLD-R1", "AGLD-R2"], args, got.append)
+    res = {r.claim_id: r for r in got}
+    assert res["AGLD-R2"].verdict == "confirmed" and res["AGLD-R1"].verdict == "error"
+    assert res["AGLD-R1"].reading == (
+        "a worker process running units of this claim died: killed by SIGKILL "
+        "(e.g. the out-of-memory killer)"
+    )
+
+
 SLOW_REPORT = """
 import os, sys, time
 from sgmcmc_verify import claims, cli

@@ -24,10 +24,10 @@ from typing import Any
 from scipy.stats import binomtest
 
 from ..validation.core import ALPHA as ALPHA_VALIDATE
-from ..validation.power import false_alarm_rate, kill_rate
+from ..validation.power import false_alarm_rate, false_alarm_units, kill_rate, kill_units
 from .result import Measurement, Part
 
-__all__ = ["ALPHA_SIZE", "KILL_TARGET", "check_power"]
+__all__ = ["ALPHA_SIZE", "KILL_TARGET", "check_power", "units"]
 
 #: The kill rate issue 7 requires in each mode.
 KILL_TARGET = 0.95
@@ -98,6 +98,18 @@ def _size_part(res: dict[str, Any]) -> Part:
         + (f"; {errors} reference validations ended in an error" if errors else ""),
         None if ok else {"rejections": k, "validations": m, "p_value": p},
     )
+
+
+def units(*, profile: str = "quick", seed: int = 0) -> list[tuple[Any, Any]]:
+    """Every ``(function, item)`` unit :func:`check_power` maps (:mod:`sgmcmc_verify.parallel`).
+
+    ``report --jobs N`` runs shares of them in worker processes of their own before the
+    claim, which then takes their results instead of running them (the same pure
+    functions of the same items: the same results).
+    """
+    kfn, bugs_ = kill_units(seed=seed)
+    sfn, runs = false_alarm_units(seeds=SEEDS[profile], seed=seed, alpha=ALPHA_VALIDATE)
+    return [(kfn, b) for b in bugs_] + [(sfn, r) for r in runs]
 
 
 def check_power(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict[str, Any]]:

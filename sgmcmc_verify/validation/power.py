@@ -24,7 +24,14 @@ from ..parallel import map_units
 from . import targets
 from .core import ALPHA, reference_sample_function, validate
 
-__all__ = ["false_alarm_rate", "kill_rate", "measure_power", "sampler_step_function"]
+__all__ = [
+    "false_alarm_rate",
+    "false_alarm_units",
+    "kill_rate",
+    "kill_units",
+    "measure_power",
+    "sampler_step_function",
+]
 
 
 def sampler_step_function(make: Callable[[Any, float], Any], seed: int) -> Callable[..., dict]:
@@ -108,6 +115,13 @@ def _kill_row(name: str, *, seed: int, profile: str) -> dict[str, Any]:
     }
 
 
+def kill_units(
+    names: Sequence[str] | None = None, *, seed: int = 0, profile: str = "quick"
+) -> tuple[Callable[[str], dict[str, Any]], list[str]]:
+    """The units of :func:`kill_rate`: one function and the bug names it maps over."""
+    return functools.partial(_kill_row, seed=seed, profile=profile), list(names or bugs.CATALOGUE)
+
+
 def kill_rate(
     names: Sequence[str] | None = None, *, seed: int = 0, profile: str = "quick"
 ) -> dict[str, Any]:
@@ -116,8 +130,7 @@ def kill_rate(
     Each bug is one unit of :func:`~sgmcmc_verify.parallel.map_units` (a Dask task of
     its own under ``report --scheduler``).
     """
-    unit = functools.partial(_kill_row, seed=seed, profile=profile)
-    rows = map_units(unit, list(names or bugs.CATALOGUE))
+    rows = map_units(*kill_units(names, seed=seed, profile=profile))
     n = len(rows)
     ks = sum(r["killed_sampler"] for r in rows)
     kt = sum(r["killed_step"] for r in rows)
@@ -151,6 +164,18 @@ def _reference_verdict(unit: tuple[str, int], *, alpha: float) -> str:
     return validate(reference_sample_function(alg), alg, seed=run_seed, alpha=alpha).verdict
 
 
+def false_alarm_units(
+    algorithms: Sequence[str] = ("sgld", "svrg-hmc", "uld-em"),
+    seeds: int = 100,
+    *,
+    alpha: float = ALPHA,
+    seed: int = 0,
+) -> tuple[Callable[[tuple[str, int]], str], list[tuple[str, int]]]:
+    """The units of :func:`false_alarm_rate`: one function and its (algorithm, seed) items."""
+    units = [(alg, 10_000 + 37 * s + 100_003 * seed) for alg in algorithms for s in range(seeds)]
+    return functools.partial(_reference_verdict, alpha=alpha), units
+
+
 def false_alarm_rate(
     algorithms: Sequence[str] = ("sgld", "svrg-hmc", "uld-em"),
     seeds: int = 100,
@@ -166,8 +191,8 @@ def false_alarm_rate(
     The ``s``-th validation of every algorithm uses seed ``10_000 + 37 s + 100_003 seed``,
     so different ``seed`` values give disjoint, reproducible seed sets.
     """
-    units = [(alg, 10_000 + 37 * s + 100_003 * seed) for alg in algorithms for s in range(seeds)]
-    verdicts = map_units(functools.partial(_reference_verdict, alpha=alpha), units)
+    fn, units = false_alarm_units(algorithms, seeds, alpha=alpha, seed=seed)
+    verdicts = map_units(fn, units)
     per = {alg: 0 for alg in algorithms}
     for (alg, _), v in zip(units, verdicts, strict=True):
         per[alg] += v == "fail"
