@@ -12,7 +12,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sgmcmc_verify.claims import run_check, sgnht
+from sgmcmc_verify.claims import decide, run_check, sgnht
 from sgmcmc_verify.integrators import SGNHT, SGNHTReparam
 from sgmcmc_verify.problems.gaussian import gaussian_differing
 from sgmcmc_verify.problems.linear_regression import linear_regression_synthetic
@@ -28,7 +28,8 @@ def test_alg2_verdict(result):
     assert result.verdict == "confirmed", result.reading
     assert [p.name for p in result.parts] == ["exact", "trajectories", "A = 0"]
     exact = result.part("exact")
-    assert exact.rule == "exact"  # decided by decide.exact_comparison (issue 12)
+    # every part decided by a builder of decide (issue 12)
+    assert [p.rule for p in result.parts] == ["exact", "exact", "exact"]
     assert exact.measured["mismatches (alg1, reparam, map back, init)"].value == (0, 0, 0, 0)
     traj = result.part("trajectories")
     assert max(traj.measured["max |Δ| / rounding bound"].value.values()) <= 1
@@ -265,3 +266,32 @@ def test_alg2_full_profile():
     past = next(v.value for k, v in zero.items() if k.startswith("past the horizon"))
     assert past > 0.1
     assert min(zero["… and of each float64 form from long-double Alg. 1"].value) > 0.1
+
+
+def _row(ratio=0.5, bound_relative=1e-9, alg1_finite=True, reparam_finite=True):
+    """A synthetic :class:`sgnht.TrajectoryComparison` with the fields the decision reads."""
+    nan = math.nan
+    return sgnht.TrajectoryComparison(
+        10, 2, ratio, {}, {}, 1.0, 0.0, bound_relative, nan, nan, (nan, nan),
+        alg1_finite, reparam_finite, None if ratio <= 1 else {"step": 10},
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "row, verdict",
+    [
+        (_row(), "confirmed"),
+        (_row(ratio=1.5), "refuted"),
+        (_row(ratio=math.inf, reparam_finite=False), "refuted"),
+        (_row(ratio=math.nan, alg1_finite=False), "not-checkable"),
+        (_row(bound_relative=1e-2), "not-checkable"),
+        (_row(bound_relative=math.nan), "not-checkable"),
+    ],
+)
+def test_trajectory_decision(row, verdict):
+    """Agreement within the rounding bound confirms; a separation or a diverged
+    reparametrisation refutes; a diverged reference or a bound outside its linear regime
+    decides nothing — each through a builder of decide."""
+    part = sgnht._trajectory_part("t", "e", [({"h": 0.1}, row)], 10, {}, "holds")
+    assert part.verdict == verdict
+    assert decide.is_decided(part.rule)

@@ -728,20 +728,52 @@ def _label(cfg: dict[str, Any]) -> str:
     return f"h={cfg['h']:.3g}, A={cfg['A']:.3g}, d={cfg['d']}"
 
 
-def _trajectory_verdict(rows) -> str:
-    """Verdict of a list of ``(config, TrajectoryComparison)``.
+_DIVERGED = "trajectories separate beyond what float64 rounding can explain"
 
-    A diverged reference proves nothing; a diverged reparametrisation beside a
-    finite reference refutes; otherwise the bound decides, but only in its
-    linear regime.
+
+def _trajectory_part(
+    name: str,
+    expectation: str,
+    rows: list[tuple[dict[str, Any], TrajectoryComparison]],
+    steps: int,
+    measured: dict[str, Measurement],
+    holds: str,
+) -> Part:
+    """The decision on a list of ``(config, TrajectoryComparison)``.
+
+    A diverged Algorithm 1 proves nothing (not checkable); a diverged reparametrisation
+    beside a finite Algorithm 1 refutes; otherwise ``max |Δ| / bound ≤ 1`` decides, but
+    only while the first-order bound is in its linear regime (``bound_relative <``
+    :data:`LINEAR_REGIME`; otherwise not checkable).
     """
+    smaller = "use a smaller h or shorter runs"
     if not all(r.alg1_finite for _, r in rows):
-        return "not-checkable"
-    if not all(r.reparam_finite for _, r in rows):
-        return "refuted"
-    if not all(r.bound_relative < LINEAR_REGIME for _, r in rows):  # nan fails too
-        return "not-checkable"
-    return "confirmed" if all(r.ratio <= 1 for _, r in rows) else "refuted"
+        return decide.not_checkable(
+            name, expectation, "Algorithm 1 itself diverged", measured=measured,
+            would_decide=smaller,
+        )  # fmt: skip
+    finite = all(r.reparam_finite for _, r in rows)
+    if finite and not all(r.bound_relative < LINEAR_REGIME for _, r in rows):  # nan fails too
+        return decide.not_checkable(
+            name, expectation,
+            f"the rounding bound left its linear regime (relative size ≥ {LINEAR_REGIME:g})",
+            measured=measured, would_decide=smaller,
+        )  # fmt: skip
+    if not finite:
+        return decide.exact_comparison(
+            name, expectation, value=finite, target=True,
+            tol_source="finiteness of every reparametrised state",
+            holds=holds, fails=f"the reparametrised form diverged where Algorithm 1 did not: "
+            f"the {_DIVERGED}", measured=measured, counterexample=_counterexample(rows, steps),
+        )  # fmt: skip
+    return decide.exact_comparison(
+        name, expectation, value=max(r.ratio for _, r in rows), target=1.0, relation="<=",
+        tol_source="the ratio's denominator is the first-order float64 rounding bound "
+        "propagated through the chain's tangent-linear dynamics (calibrated against a "
+        "long-double Algorithm 1)",
+        holds=holds, fails=f"the {_DIVERGED}", measured=measured,
+        counterexample=_counterexample(rows, steps),
+    )  # fmt: skip
 
 
 def _counterexample(rows, steps: int) -> dict[str, Any] | None:
@@ -821,13 +853,14 @@ def check_alg2(
     # -- trajectories under shared randomness, A > 0 ----------------------------------------
     steps = 1000 if profile == "quick" else 20000
     rows = [(c, _run(c, steps, seed + i, alg1, reparam)) for i, c in enumerate(_configs(profile))]
-    verdict = _trajectory_verdict(rows)
+    growth = max(r.growth for _, r in rows)
     parts.append(
-        Part(
+        _trajectory_part(
             "trajectories",
-            verdict,
             "θ, p, ξ of Algorithm 1 equal θ, u/h, α/h of the reparametrised form to float64 "
             "rounding under shared indices and noise",
+            rows,
+            steps,
             {
                 "max |Δ| / rounding bound": Measurement(
                     {_label(c): r.ratio for c, r in rows},
@@ -838,7 +871,7 @@ def check_alg2(
                     note="max_t |Δ| / max_t |value|, worst of θ, p, ξ and settings",
                 ),
                 "steps": Measurement(steps, note=f"{len(rows)} settings × {CHAINS} chains, n = 5"),
-                "tangent-linear growth max ‖Φ(T, 0)‖₂": Measurement(max(r.growth for _, r in rows)),
+                "tangent-linear growth max ‖Φ(T, 0)‖₂": Measurement(growth),
                 "calibration: drift from long-double Alg. 1 / bound (alg1, reparam)": Measurement(
                     (
                         max(r.truth_ratio_alg1 for _, r in rows),
@@ -847,22 +880,14 @@ def check_alg2(
                     note="≤ 1: the bound covers each form's actual rounding",
                 ),
             },
-            {
-                "confirmed": "agreement to rounding at every checkpoint; with friction A > 0 the "
-                "shared noise keeps rounding errors from being amplified much (at most "
-                f"{max(r.growth for _, r in rows):.3g}-fold)",
-                "refuted": "the trajectories separate beyond what float64 rounding can explain",
-                "not-checkable": "Algorithm 1 itself diverged, or the rounding bound left its "
-                "linear regime: use a smaller h or shorter runs",
-            }[verdict],
-            _counterexample(rows, steps),
+            "agreement to rounding at every checkpoint; with friction A > 0 the shared noise "
+            f"keeps rounding errors from being amplified much (at most {growth:.3g}-fold)",
         )
     )
 
     # -- A = 0: expanding tangent dynamics, agreement within the horizon ------------------------
     steps0 = 2000
     r0 = _run(EXPANDING, steps0, seed + 100, alg1, reparam)
-    verdict0 = _trajectory_verdict([(EXPANDING, r0)])
     lam = r0.growth_rate
     horizon = LN_INV_U / (lam * EXPANDING["h"]) if lam > 0 else math.inf
     measured = {
@@ -882,24 +907,18 @@ def check_alg2(
         measured["… and of each float64 form from long-double Alg. 1"] = Measurement(
             rl.relative_vs_extended
         )
-    reading0 = {
-        "confirmed": f"agreement to rounding within {steps0} steps; without friction the "
-        f"tangent dynamics expand at λ ≈ {lam:.3g} per unit time, so float64 runs of either "
-        f"form (or of Alg. 1 vs itself in long double) separate to O(1) after ≈ {horizon:.0f} "
-        "steps (the full profile runs past that point and sees it): beyond it 'same "
-        "trajectories' holds in exact arithmetic only",
-        "refuted": "the trajectories separate beyond what float64 rounding can explain",
-        "not-checkable": "Algorithm 1 itself diverged, or the rounding bound left its "
-        "linear regime: use a smaller h or shorter runs",
-    }[verdict0]
     parts.append(
-        Part(
+        _trajectory_part(
             "A = 0",
-            verdict0,
             "agreement to rounding also without injected diffusion (SGNHT §3 uses A = 0)",
+            [(EXPANDING, r0)],
+            steps0,
             measured,
-            reading0,
-            _counterexample([(EXPANDING, r0)], steps0),
+            f"agreement to rounding within {steps0} steps; without friction the tangent "
+            f"dynamics expand at λ ≈ {lam:.3g} per unit time, so float64 runs of either form "
+            f"(or of Alg. 1 vs itself in long double) separate to O(1) after ≈ {horizon:.0f} "
+            "steps (the full profile runs past that point and sees it): beyond it 'same "
+            "trajectories' holds in exact arithmetic only",
         )
     )
     params = {
