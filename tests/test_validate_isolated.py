@@ -1,0 +1,114 @@
+"""The CLI's validation runs the user's code in a killable child process (issue 11 item 7).
+
+Each test writes a user module whose step function misbehaves in one way a thread cannot
+contain — it hangs, it stops its whole process, it leaves a thread running, it exits —
+and asserts the verdict, the message and that no process of the user's code is left.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from sgmcmc_verify import cli
+from sgmcmc_verify.validation import ImplementationError
+from sgmcmc_verify.validation.isolated import load_function, validate_isolated
+
+#: A correct step-mode SGLD (the harness's convention: θ − h∇U + √(2h) ξ, the batch sum
+#: scaled by N/n plus the prior once), then the misbehaviour of each test after it.
+STEP = """
+import os, signal, sys, threading, time
+import numpy as np
+
+def step(state, *, h, noise, indices, problem, randomness=None):
+    {before}
+    th = state["theta"]
+    n = indices.shape[1]
+    g = problem.prior_grad(th) + problem.N / n * problem.component_grads(th, indices).sum(1)
+    return {{"theta": th - h * g + np.sqrt(2 * h) * noise}}
+"""
+
+
+def _module(tmp_path: Path, before: str = "pass") -> str:
+    path = tmp_path / "userstep.py"
+    path.write_text(STEP.format(before=before))
+    return f"{path}:step"
+
+
+def _gone(pid: int) -> bool:
+    """True when no process ``pid`` exists (a zombie of ours counts as gone once reaped)."""
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_correct_step_passes_in_the_child(tmp_path):
+    rep = validate_isolated(_module(tmp_path), "sgld", mode="step")
+    assert rep.verdict == "pass", rep.to_markdown()
+
+
+def test_a_call_that_never_returns_is_killed_with_its_process(tmp_path):
+    # the child records its pid, then the step sleeps forever: the child's per-call timeout
+    # makes each check an error, and the child exits although the sleeping threads live on
+    pidfile = tmp_path / "pid"
+    target = _module(tmp_path, f"open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
+                               "time.sleep(1e6)")  # fmt: skip
+    rep = validate_isolated(target, "sgld", mode="step", timeout=0.5)
+    assert rep.verdict == "error"
+    assert all("per-call timeout of 0.5 s" in c.message for c in rep.checks), rep.to_markdown()
+    assert _gone(int(pidfile.read_text()))
+
+
+def test_a_process_that_stops_itself_is_killed_by_the_parent_watchdog(tmp_path):
+    # SIGSTOP freezes the whole child (its own timeout thread too): only the parent's
+    # watchdog (no message for timeout + slack seconds) can end it.  The slack of 5 s is
+    # ten times the harness's own work before the first call, even on a loaded machine.
+    pidfile = tmp_path / "pid"
+    target = _module(tmp_path, f"open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
+                               "os.kill(os.getpid(), signal.SIGSTOP)")  # fmt: skip
+    with pytest.raises(ImplementationError, match=r"did not return within 5\.5 s .*killed"):
+        validate_isolated(target, "sgld", mode="step", timeout=0.5, slack=5.0)
+    assert _gone(int(pidfile.read_text()))
+
+
+def test_a_thread_left_running_does_not_keep_the_child_alive(tmp_path):
+    pidfile = tmp_path / "pid"
+    before = (
+        f"open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
+        "threading.Thread(target=time.sleep, args=(1e6,), daemon=False).start()"
+    )
+    rep = validate_isolated(_module(tmp_path, before), "sgld", mode="step")
+    assert rep.verdict == "pass"  # the step itself is correct
+    assert _gone(int(pidfile.read_text()))
+
+
+def test_a_step_that_exits_its_process_is_an_error_with_the_exit_code(tmp_path):
+    with pytest.raises(ImplementationError, match=r"ended without a result \(exit code 3\)"):
+        validate_isolated(_module(tmp_path, "os._exit(3)"), "sgld", mode="step")
+
+
+def test_bad_arguments_and_targets_are_one_line_value_errors(tmp_path):
+    with pytest.raises(ValueError, match="no such file"):
+        validate_isolated(f"{tmp_path / 'none.py'}:step", "sgld", mode="step")
+    with pytest.raises(ValueError, match="bogus"):
+        validate_isolated(_module(tmp_path), "sgld", mode="step", params={"bogus": 1})
+    with pytest.raises(ValueError, match="expected MODULE:FUNCTION"):
+        load_function("no-colon")
+
+
+def test_the_cli_exit_codes_through_the_child(tmp_path, capsys):
+    assert cli.main(["validate", _module(tmp_path), "--algorithm", "sgld", "--mode", "step"]) == 0
+    assert "**pass**" in capsys.readouterr().out
+    hung = _module(tmp_path, "time.sleep(1e6)")
+    code = cli.main(["validate", hung, "--algorithm", "sgld", "--mode", "step", "--timeout", "0.5"])
+    assert code == 1 and "per-call timeout of 0.5 s" in capsys.readouterr().out
+    code = cli.main(["validate", f"{tmp_path / 'userstep.py'}:nosuch", "--mode", "step"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "has no 'nosuch'" in err
