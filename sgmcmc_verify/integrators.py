@@ -35,6 +35,7 @@ __all__ = [
     "MomentumState",
     "OverdampedEM",
     "OverdampedState",
+    "PreconditionedEM",
     "SGHMCChen",
     "SGHMCEuler",
     "SGNHTMatrix",
@@ -43,6 +44,7 @@ __all__ = [
     "ThermostatState",
     "ULDEulerMaruyama",
     "overdamped_em",
+    "preconditioner_matrix",
     "psd_root",
 ]
 
@@ -132,6 +134,87 @@ class OverdampedEM:
 
     def advance(self, state, grad, noise):
         return state._replace(theta=overdamped_em(state.theta, grad, noise, self.h))
+
+
+def preconditioner_matrix(G: Any, d: int | None = None) -> np.ndarray:
+    """A fixed preconditioner as a symmetric positive-definite ``(d, d)`` matrix.
+
+    ``G`` is a positive scalar (``G·I``; ``d`` required), a vector (the diagonal: Li et
+    al.'s ``diag(1 ⊘ (λ + √V))`` form) or an SPD matrix.  ``ValueError`` otherwise.
+    """
+    A = np.asarray(G, dtype=np.float64)
+    if A.ndim == 0:
+        if d is None:
+            raise ValueError("a scalar preconditioner needs the dimension d")
+        A = np.eye(d) * A
+    elif A.ndim == 1:
+        A = np.diag(A)
+    if d is not None and A.shape != (d, d):
+        raise ValueError(f"the preconditioner G has shape {A.shape}, the problem has d = {d}")
+    psd_root("G (preconditioner)", A, A.shape[0], strict=True)  # SPD or ValueError
+    return A
+
+
+@dataclass(frozen=True)
+class PreconditionedEM:
+    """Overdamped Langevin with a *fixed* preconditioner ``G``, Euler–Maruyama.
+
+    Li, Chen, Carlson & Carin (2016), "Preconditioned stochastic gradient Langevin
+    dynamics for deep neural networks", AAAI, Algorithm 1 (pSGLD) with ``G`` held
+    constant.  Their update is ``θ' = θ + (ε/2)[G ∇̃log p(θ) + Γ(θ)] + N(0, εG)``;
+    ``Γ_i = Σ_j ∂G_ij/∂θ_j`` vanishes for a constant ``G``.  In the package's
+    convention (``h = ε/2``, :func:`overdamped_em`; see :mod:`sgmcmc_verify.baselines`):
+
+    .. math::
+
+        \\theta' = \\theta - h\\, G\\, \\tilde\\nabla U(\\theta) + \\sqrt{2h}\\, G^{1/2} \\xi,
+
+    which discretises ``dθ = −G∇U dt + √(2G) dW``, whose invariant law is π for every
+    constant SPD ``G``.  ``G = I`` is SGLD.
+
+    Parameters
+    ----------
+    h : float
+        Step size (``ε = 2h`` in Li et al.'s notation).
+    G : float, array (d,) or array (d, d)
+        The preconditioner: a positive scalar, a positive diagonal, or an SPD matrix.
+        Its symmetric square root scales the noise (any ``R`` with ``RRᵀ = G`` gives
+        the same law).
+    """
+
+    h: float
+    G: Any = 1.0
+    family = "overdamped"
+
+    def __post_init__(self) -> None:
+        positive("h", self.h)
+        G = np.asarray(self.G, dtype=np.float64)
+        if G.ndim == 0:
+            positive("G (preconditioner)", float(G))
+        else:
+            G = preconditioner_matrix(G)
+        object.__setattr__(self, "G", G)
+
+    def _matrix(self, d: int) -> tuple[np.ndarray, np.ndarray]:
+        G = preconditioner_matrix(self.G, d)
+        return G, psd_root("G (preconditioner)", G, d, strict=True)
+
+    def init(self, theta0, rng, d):
+        self._matrix(d)  # a G of another dimension fails here, before any step
+        return OverdampedState(theta0)
+
+    def eval_point(self, state):
+        return state.theta
+
+    def advance(self, state, grad, noise):
+        h = self.h
+        if self.G.ndim == 0:  # G·I: no matrix products
+            g = float(self.G)
+            return state._replace(theta=state.theta - h * g * grad + math.sqrt(2 * h * g) * noise)
+        G, R = self._matrix(state.theta.shape[-1])
+        # rows are chains: (G g)ᵀ = gᵀ G and (R ξ)ᵀ = ξᵀ R for symmetric G, R
+        theta = state.theta - h * (grad @ G) + math.sqrt(2 * h) * (noise @ R)
+        return state._replace(theta=theta)
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,14 @@ from .estimators import (
     EWSG,
     SAGA,
     SVRG,
+    ControlVariate,
     Estimator,
     FullGradient,
     InjectedNoise,
     Minibatch,
 )
 from .problems.base import Problem
+from .problems.gaussian import GaussianQuadratic
 from .snapshots import make_snapshot
 
 __all__ = ["ALGORITHMS", "AlgorithmSpec", "get", "make_sampler", "names"]
@@ -136,6 +138,25 @@ def _sg_gradient(problem: Problem, h: float, q: Mapping[str, Any]) -> Estimator:
     return Minibatch(_batch(problem, q))
 
 
+def _cv_centre(problem: Problem, q: Mapping[str, Any]) -> Any:
+    """The control-variate centre θ̂: ``centre`` if given, else the posterior mode.
+
+    Baker et al. (2019, §3.1) take θ̂ a posterior mode found by stochastic optimisation;
+    the default uses the mode where the problem knows it exactly (a Gaussian's mean, or
+    an exact ``"mode"``), so no optimiser's error enters the chain.
+    """
+    if q.get("centre") is not None:
+        return q["centre"]
+    if "mode" in problem.exact:
+        return problem.exact["mode"].value
+    if isinstance(problem, GaussianQuadratic):
+        return problem.exact["mean"].value  # a Gaussian's mode
+    raise ValueError(
+        f"cv-sgld on {problem.name}: give centre=θ̂ (Baker et al. 2019 §3.1: a posterior "
+        "mode); the default is known exactly only for Gaussian problems"
+    )
+
+
 def _ewsg_x_rule(kind: str, h: float, gamma: float):
     """The §5.1 choices of x for EWSG on ULD-EM (σ = √(2γ))."""
     sigma = math.sqrt(2 * gamma)
@@ -224,6 +245,45 @@ def _entries() -> list[AlgorithmSpec]:
             _overdamped(lambda p, h, q: SVRG(_batch(p, q), _epoch(p, q), q.get("replace", True))),
             dict(_N_PARAM) | _D_PARAM | {"replace": (True, "minibatch with replacement")},
             ("stochastic", "variance-reduced"),
+        ),
+        AlgorithmSpec(
+            "cv-sgld",
+            "PEER-CV-SGLD",
+            "Baker, Fearnhead, Fox & Nemeth 2019 (Stat. Comput. 29), §3.1 and Algorithm 1 "
+            "(SGLD-CV): AGLD eq. (5) with a control variate at a fixed centre",
+            "overdamped",
+            _overdamped(
+                lambda p, h, q: ControlVariate(_batch(p, q), centre=_cv_centre(p, q), replace=True)
+            ),
+            dict(_N_PARAM)
+            | {
+                "centre": (
+                    None,
+                    "fixed control-variate centre θ̂ (d,); default the posterior mode "
+                    "(exact for Gaussian problems)",
+                )
+            },
+            ("stochastic", "variance-reduced", "control-variate"),
+        ),
+        AlgorithmSpec(
+            "psgld-fixed",
+            "PEER-PSGLD-FIXED",
+            "Li, Chen, Carlson & Carin 2016 (AAAI), Algorithm 1 (pSGLD) with G held fixed "
+            "(Γ = 0), ε = 2h: θ' = θ − h G ∇̃U + √(2h) G^(1/2) ξ",
+            "overdamped",
+            lambda p, h, q: (
+                integ.PreconditionedEM(h, G=q.get("G", 0.5)),
+                Minibatch(_batch(p, q), replace=True),
+            ),
+            dict(_N_PARAM)
+            | {
+                "G": (
+                    0.5,
+                    "fixed preconditioner G: a positive scalar (G·I), a positive diagonal "
+                    "(d,) or an SPD (d, d) matrix",
+                )
+            },
+            ("stochastic", "preconditioned"),
         ),
         AlgorithmSpec(
             "saga-ld",

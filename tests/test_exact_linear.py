@@ -33,7 +33,7 @@ from sgmcmc_verify.problems.gaussian import gaussian_differing, gaussian_identic
 from sgmcmc_verify.stats import variance_test
 
 ALPHA = 1e-4
-MOMENTUM = [s for s in L.SCHEMES if s not in ("lmc", "sgld")]
+MOMENTUM = [s for s in L.SCHEMES if s not in ("lmc", "sgld", "psgld")]
 
 
 def _sym(sm, name):
@@ -360,6 +360,7 @@ EXPECTED_SCHEME = {
     "sgld-wor": "sgld",
     "baoa": "baoa",
     "obabo": "obabo",
+    "psgld-fixed": "psgld",  # Li et al. 2016 Alg. 1 with G fixed; cv-sgld is "lmc" on N = 1
 }
 
 

@@ -22,6 +22,10 @@ Schemes, each transcribed from its paper (not from :mod:`sgmcmc_verify.integrato
     AGLD eq. (3) (eq. (4) for SGLD's gradient):
     ``θ' = θ − h g + √(2h) ξ``.  The two names are the same map; ``"sgld"`` is
     the name to use when ``noise_cov`` is given.
+``"psgld"``
+    pSGLD with a fixed preconditioner (Li, Chen, Carlson & Carin 2016, AAAI,
+    Algorithm 1 with ``G`` constant, so ``Γ = 0``; their ``ε`` is ``2h``):
+    ``θ' = θ − h G g + √(2h) G^{1/2} ξ``; ``G`` a positive scalar, diagonal or SPD matrix.
 ``"uld-em"``
     EWSG eq. (3), σ² = 2γ (T = 1): ``θ' = θ + h r``,
     ``r' = r − (g + γ r) h + σ √h ξ``; θ moves with the *old* momentum.
@@ -71,6 +75,8 @@ Closed forms (``x = Dh/2``; ``s² = 0`` unless stated), see ``tests/test_exact_l
 * BAOA (BAOAB's θ): ``a Var θ = 1`` at every stable ``h`` with a full gradient
   (Leimkuhler & Matthews 2013, harmonic case).
 * OBABO: ``a Var θ = 1/(1 − ah²/4)`` with a full gradient (velocity Verlet's shadow).
+* pSGLD (fixed scalar ``G``): ``a Var θ = (2 + G h s²)/(2 − aGh)``; with a full gradient
+  ``1/(1 − aGh/2)``, LMC's at step ``Gh``.
 * splitting: ``Var θ = h (2D + h s²) / (4 a sinh x)`` and ``Cov(θ, p) = 0`` exactly;
   with a full gradient ``a Var θ = x / sinh x``, whatever ``a``.
 * Euler schemes: ``Cov(θ, p) = −h E p²/2`` (ULD-EM) and ``+h E p²/2`` (SGHMC-Euler,
@@ -125,7 +131,17 @@ PROVENANCE_NUMERIC = "discrete Lyapunov solve, float64"
 #: just below 1 while the Lyapunov equation is singular.
 STABILITY_MARGIN = 1e-10
 
-SCHEMES = ("lmc", "sgld", "uld-em", "sghmc-euler", "sghmc-chen", "splitting", "baoa", "obabo")
+SCHEMES = (
+    "lmc",
+    "sgld",
+    "uld-em",
+    "sghmc-euler",
+    "sghmc-chen",
+    "splitting",
+    "baoa",
+    "obabo",
+    "psgld",
+)
 
 #: Parameters of each scheme beyond ``h``, with the registry's defaults.
 SCHEME_PARAMS: dict[str, dict[str, float]] = {
@@ -137,6 +153,7 @@ SCHEME_PARAMS: dict[str, dict[str, float]] = {
     "splitting": {"D": 1.0},
     "baoa": {"gamma": 1.0},
     "obabo": {"gamma": 1.0},
+    "psgld": {"G": 0.5},
 }
 
 SCHEME_CITATIONS = {
@@ -148,6 +165,7 @@ SCHEME_CITATIONS = {
     "splitting": "SVRHMC eqs. (12)-(16)",
     "baoa": "Leimkuhler & Matthews 2015, p. 271: BAOA (BAOAB's theta-chain)",
     "obabo": "Leimkuhler & Matthews 2015, sec. 7: OBABO, cut after A",
+    "psgld": "Li et al. 2016 (AAAI), Algorithm 1 with G fixed (Gamma = 0), epsilon = 2h",
 }
 
 #: The stationary second moments derived for each scheme (θ − μ and p).
@@ -158,7 +176,7 @@ _TARGET = {"var_theta": lambda a: 1 / a, "e_p2": lambda a: sp.Integer(1), "cov_t
 
 
 def _momentum(scheme: str) -> bool:
-    return scheme not in ("lmc", "sgld")
+    return scheme not in ("lmc", "sgld", "psgld")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,6 +190,7 @@ _PARAM_SYMBOLS = {
     "D": sp.Symbol("D", positive=True),
     "A": sp.Symbol("A", positive=True),
     "B_hat": sp.Symbol("B_hat", nonnegative=True),
+    "G": sp.Symbol("G", positive=True),
 }
 _B = sp.Symbol("B", nonnegative=True)
 
@@ -246,6 +265,10 @@ def _one_step(scheme: str) -> tuple[list[sp.Expr], list[sp.Symbol], list[sp.Expr
 
     if scheme in ("lmc", "sgld"):
         return [th - h * g(th) + sp.sqrt(2 * h) * xi], [th], [1, s2]  # AGLD (3)
+    if scheme == "psgld":
+        G = _PARAM_SYMBOLS["G"]
+        # Li et al. Alg. 1, G fixed, Γ = 0: θ + (ε/2) G ∇log π + N(0, εG), ε = 2h
+        return [th - h * G * g(th) + sp.sqrt(2 * h * G) * xi], [th], [1, s2]
     if scheme == "uld-em":
         gamma = _PARAM_SYMBOLS["gamma"]
         sigma = sp.sqrt(2 * gamma)  # EWSG §3: σ² = 2γT, T = 1
@@ -645,7 +668,7 @@ def affine_map(
         raise ValueError(f"mu must have shape ({d},), got {mu.shape}")
     q = _scheme_params(scheme, params or {})
     for k, v in q.items():
-        if k != "B_hat":
+        if k not in ("B_hat", "G"):
             positive(k, v)
     S_root = None if noise_cov is None else _sym_root("noise_cov", noise_cov, d)
 
@@ -653,6 +676,15 @@ def affine_map(
     th, xi = f.block("theta"), f.block("xi")
     if scheme in ("lmc", "sgld"):
         rows = th - h * f.grad(th) + math.sqrt(2 * h) * xi  # AGLD (3)
+    elif scheme == "psgld":
+        G = np.asarray(q["G"], dtype=np.float64)
+        G = np.diag(G) if G.ndim == 1 else G
+        G_root = _sym_root("G", G, d)
+        if np.linalg.eigvalsh(G_root).min() <= 0:
+            raise ValueError("the preconditioner G must be positive definite")
+        G = np.eye(d) * G if G.ndim == 0 else G
+        # Li et al. Alg. 1 with G fixed (Γ = 0), ε = 2h: θ' = θ − h G g + √(2h) G^{1/2} ξ
+        rows = th - h * (G @ f.grad(th)) + math.sqrt(2 * h) * (G_root @ xi)
     else:
         p = f.block("p")
         if scheme == "uld-em":
@@ -844,12 +876,12 @@ _UNDERDAMPED_SCHEME = {
 }
 # Registry parameter → scheme parameter (the registry's names already match).
 _PARAM_NAMES = {"uld-em": ("gamma",), "sghmc-euler": ("D",), "splitting": ("D",)}
-_PARAM_NAMES |= {"baoa": ("gamma",), "obabo": ("gamma",)}
+_PARAM_NAMES |= {"baoa": ("gamma",), "obabo": ("gamma",), "psgld": ("G",)}
 _PARAM_NAMES["sghmc-chen"] = ("A", "B_hat")
 # Algorithms whose gradient is a with-replacement uniform minibatch, and the
 # registry parameter holding its size.
 _MINIBATCH_SIZE = {"sgld": "n", "sghmc-ewsg": "b", "sghmc-svr": "b", "sghmc-chen": "n"}
-_MINIBATCH_SIZE |= {"baoa": "n", "obabo": "n"}
+_MINIBATCH_SIZE |= {"baoa": "n", "obabo": "n", "psgld-fixed": "n"}
 _FULL_GRADIENT = {"lmc", "uld-em"}
 
 
@@ -858,10 +890,11 @@ def scheme_for(algorithm: str) -> str:
 
     Overdamped algorithms are ``"lmc"`` (AGLD eq. (3)), except ``sgld`` and
     ``sgld-wor``, which are ``"sgld"`` (the same map; the name says gradient noise
-    is expected).  ULD-EM and its stochastic-gradient versions (``sghmc-ewsg``,
-    ``ewsg``) are ``"uld-em"``; ``sghmc-svr``, ``svrg-hmc``, ``saga-hmc`` are
-    ``"sghmc-euler"``; ``svrg2-hmc``, ``saga2-hmc`` are ``"splitting"``;
-    ``sghmc-chen`` is ``"sghmc-chen"``.
+    is expected), and ``psgld-fixed``, which is ``"psgld"``; ``cv-sgld`` is ``"lmc"``
+    (its exact law with ``N > 1`` is in :mod:`sgmcmc_verify.exact.moments`).  ULD-EM
+    and its stochastic-gradient versions (``sghmc-ewsg``, ``ewsg``) are ``"uld-em"``;
+    ``sghmc-svr``, ``svrg-hmc``, ``saga-hmc`` are ``"sghmc-euler"``; ``svrg2-hmc``,
+    ``saga2-hmc`` are ``"splitting"``; ``sghmc-chen`` is ``"sghmc-chen"``.
 
     Raises
     ------
@@ -871,6 +904,8 @@ def scheme_for(algorithm: str) -> str:
     """
     spec = registry.get(algorithm)
     if spec.family == "overdamped":
+        if algorithm == "psgld-fixed":
+            return "psgld"
         return "sgld" if algorithm in ("sgld", "sgld-wor") else "lmc"
     if algorithm in _UNDERDAMPED_SCHEME:
         return _UNDERDAMPED_SCHEME[algorithm]

@@ -221,6 +221,8 @@ def build_chain(
     epoch: int | None = None,
     integrator: str = "overdamped",
     friction: float = 1.0,
+    centre: Any = None,
+    preconditioner: Any = None,
     description: str = "",
 ) -> AffineChain:
     """Build the affine recursion of a chain from the papers' equations.
@@ -231,9 +233,12 @@ def build_chain(
         Its Gaussian prior ``U_0`` (flat by default) enters every estimate exactly.
     h : float
         Step size.
-    estimator : {"full", "minibatch", "aggregated"}
-        ``∇U`` (AGLD eq. (3)), the uniform minibatch (AGLD eq. (4)), or the
-        aggregated estimator of AGLD eq. (6) (= SVRHMC Alg. 1 line 8, Alg. 2 line 7).
+    estimator : {"full", "minibatch", "aggregated", "control-variate"}
+        ``∇U`` (AGLD eq. (3)), the uniform minibatch (AGLD eq. (4)), the
+        aggregated estimator of AGLD eq. (6) (= SVRHMC Alg. 1 line 8, Alg. 2 line 7),
+        or the control variate at the fixed ``centre`` θ̂ (Baker et al. 2019 §3.1,
+        Algorithm 1): ``∇U(θ̂) + (N/n) Σ_{i∈S} (∇f_i(θ) − ∇f_i(θ̂))``.  Its centre is
+        a constant, not a state coordinate: the chain has period 1 (the access's).
     access : {"RA", "WOR", "RR", "CA"}
         Data access (AGLD §3.1; WOR: ``n`` distinct uniform indices).  Not used
         with ``"full"``.
@@ -251,6 +256,12 @@ def build_chain(
         AGLD eq. (5), or SVRHMC Alg. 1 lines 9–10 (friction ``D``, ``Dh < 1``).
     friction : float
         SVRHMC's ``D`` (``"sghmc-euler"`` only).
+    centre : array_like (d,), optional
+        θ̂ of the ``"control-variate"`` estimator (required there, refused elsewhere).
+    preconditioner : float or array_like, optional
+        A fixed SPD ``G`` (scalar, diagonal vector or (d, d) matrix) for the
+        ``"overdamped"`` integrator: ``x' = x − h G g + √(2h) L ξ`` with ``L Lᵀ = G``
+        (Li et al. 2016, Algorithm 1 with ``G`` fixed, ``ε = 2h``).  Default ``I``.
     description : str
 
     Returns
@@ -272,7 +283,9 @@ def build_chain(
             f"{type(problem).__name__} overrides prior_grad"
         )
     h = positive("h", h)
-    estimator = choice("estimator", estimator, ("full", "minibatch", "aggregated"))
+    estimator = choice(
+        "estimator", estimator, ("full", "minibatch", "aggregated", "control-variate")
+    )
     integrator = choice("integrator", integrator, ("overdamped", "sghmc-euler"))
     N, d = problem.N, problem.d
     if integrator == "sghmc-euler":
@@ -287,6 +300,26 @@ def build_chain(
         n = positive_int("n", n)
         if access != "RA" and n > N:
             raise ValueError(f"{access} draws n={n} distinct indices but N={N}")
+    if (centre is None) != (estimator != "control-variate"):
+        raise ValueError("a centre is required by, and only by, the control-variate estimator")
+    if centre is not None:
+        centre = np.asarray(centre, dtype=np.float64)
+        if centre.shape != (d,) or not np.all(np.isfinite(centre)):
+            raise ValueError(f"centre must be a finite vector of shape ({d},)")
+    if preconditioner is None:
+        G, G_root = np.eye(d), np.eye(d)
+    else:
+        if integrator != "overdamped":
+            raise ValueError("a preconditioner applies to the overdamped integrator only")
+        G = np.asarray(preconditioner, dtype=np.float64)
+        G = np.eye(d) * G if G.ndim == 0 else (np.diag(G) if G.ndim == 1 else G)
+        if G.shape != (d, d) or not np.allclose(G, G.T, rtol=0, atol=1e-12 * abs(G).max()):
+            raise ValueError(f"the preconditioner must be symmetric ({d}, {d}), got {G.shape}")
+        # Cholesky: any L with L Lᵀ = G gives the law (and fails unless G is SPD).
+        try:
+            G_root = np.linalg.cholesky(G)
+        except np.linalg.LinAlgError:
+            raise ValueError("the preconditioner G must be positive definite") from None
     part = frozenset(int(i) for i in partial)
     tot = frozenset(int(i) for i in total)
     if estimator != "aggregated":
@@ -349,6 +382,16 @@ def build_chain(
                 A, b = A + Ai, b + bi
             return A, b
         w = N / n
+        if estimator == "control-variate":
+            # Baker et al. §3.1: ∇U(θ̂) + (N/n) Σ_{i∈S} (∇f_i(θ) − ∇f_i(θ̂)), the prior exact;
+            # ∇f_i(θ̂) = Λ_i (θ̂ − c_i) is a constant.
+            for i in range(N):
+                b = b + problem.precisions[i] @ (centre - problem.centres[i])
+            for i in S:
+                Ai, bi = grad(i, col_theta)
+                b_hat = problem.precisions[i] @ (centre - problem.centres[i])
+                A, b = A + w * Ai, b + w * (bi - b_hat)
+            return A, b
         for i in S:  # with multiplicity: eq. (4)/(6) sum over the drawn batch
             Ai, bi = grad(i, col_theta)
             A, b = A + w * Ai, b + w * bi
@@ -370,10 +413,11 @@ def build_chain(
         B = np.zeros((nz, d))
         th = slice(col_theta, col_theta + d)
         if not mom:
-            # AGLD eq. (5): x' = x − h g + √(2h) ξ.
-            M[th] -= h * A
-            c[th] = -h * b
-            B[th] = math.sqrt(2 * h) * eye_d
+            # AGLD eq. (5): x' = x − h g + √(2h) ξ; with Li et al.'s fixed G (ε = 2h):
+            # x' = x − h G g + √(2h) L ξ, L Lᵀ = G (G = L = I without a preconditioner).
+            M[th] -= h * G @ A
+            c[th] = -h * G @ b
+            B[th] = math.sqrt(2 * h) * G_root
         else:
             # SVRHMC Alg. 1 lines 9-10: p' = (1 − Dh) p − h g + √(2Dh) ξ; θ' = θ + h p'.
             ps = slice(col_p, col_p + d)
@@ -788,6 +832,8 @@ SUPPORTED: dict[str, str] = {
         for name in sorted(_AGLD)
     },
     "svrg-ld": "AGLD eqs. (5)-(6) with Strategy 2 (PTU) and RA: SVRG-LD",
+    "cv-sgld": "Baker et al. 2019 §3.1, Algorithm 1 (SGLD-CV): a fixed centre, RA",
+    "psgld-fixed": "Li et al. 2016 Algorithm 1 with G fixed (ε = 2h), minibatch RA",
     "saga-ld": "AGLD eqs. (5)-(6) with Strategy 3 (PPU) and RA: SAGA-LD",
     "sghmc-svr": "SVRHMC eqs. (1)-(2): SGHMC with a uniform minibatch",
     "svrg-hmc": "SVRHMC Algorithm 1",
@@ -799,6 +845,8 @@ _ACCEPTED = {
     "sgld": {"n"},
     "sgld-wor": {"n"},
     "svrg-ld": {"n", "D", "replace"},
+    "cv-sgld": {"n", "centre"},
+    "psgld-fixed": {"n", "G"},
     "saga-ld": {"n", "replace"},
     "sghmc-svr": {"b", "D", "replace", "p0"},
     "svrg-hmc": {"b", "K", "D", "replace", "p0"},
@@ -814,7 +862,8 @@ def affine_chain(name: str, problem: Problem, *, h: float, **params: Any) -> Aff
     ``n`` (batch, default ``min(10, N)``) and ``D`` (epoch, default ``⌈N/n⌉``),
     HSAG's ``saga_set`` (default the first ``N // 2`` indices); SVRHMC's ``b``
     (batch), ``K`` (epoch, default ``⌈N/b⌉``) and ``D`` (friction, default 1);
-    ``replace`` (default True: RA, else WOR).  ``storage`` and ``p0`` are
+    ``replace`` (default True: RA, else WOR); cv-SGLD's ``centre`` (default the
+    Gaussian's mode, its mean) and pSGLD's fixed ``G`` (default 0.5).  ``storage`` and ``p0`` are
     accepted and do not change the recursion (``p0`` matters only for
     :func:`transient_moments`).
 
@@ -873,6 +922,29 @@ def affine_chain(name: str, problem: Problem, *, h: float, **params: Any) -> Aff
             problem, estimator="aggregated", partial=every, description=desc, **common
         )
     n = int(params.get("n", min(10, N)))
+    if name == "cv-sgld":
+        centre = params.get("centre")
+        centre = problem.exact["mean"].value if centre is None else centre
+        return build_chain(
+            problem,
+            h=h,
+            estimator="control-variate",
+            access="RA",
+            n=n,
+            centre=centre,
+            description=desc + f", n={n}, centre={np.round(np.asarray(centre), 6).tolist()}",
+        )
+    if name == "psgld-fixed":
+        G = params.get("G", 0.5)
+        return build_chain(
+            problem,
+            h=h,
+            estimator="minibatch",
+            access="RA",
+            n=n,
+            preconditioner=G,
+            description=desc + f", n={n}, G={np.asarray(G).tolist()}",
+        )
     if name in ("sgld", "sgld-wor"):
         access = "RA" if name == "sgld" else "WOR"
         return build_chain(
