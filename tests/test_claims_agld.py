@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sgmcmc_verify.access import CA, RA, RR, WOR
-from sgmcmc_verify.claims import agld, check
+from sgmcmc_verify.claims import agld, check, decide
 from sgmcmc_verify.estimators import AGLD
 from sgmcmc_verify.snapshots import PPU, PTU, TMU, SnapshotStrategy
 
@@ -34,8 +34,13 @@ def test_r1_verdicts(r1):
     assert ca["max_staleness"] > ca["N/n"]
     rr = r1.part("RR").measured["first (N, n) above the real-valued 2N/n"].value
     assert rr["worst_staleness"] > rr["2N/n"]
-    # RA: coupon-collector law not rejected at α = 5e-4, and only w.h.p.
-    assert r1.part("RA").verdict == "qualified"
+    # RA: the coupon-collector law holds (χ² at α = 1e-3, detecting TV ≥ 0.05 with power 0.9),
+    # but a fixed C holds only w.h.p.
+    ra = r1.part("RA")
+    assert ra.verdict == "qualified" and ra.erratum is not None
+    assert ra.measured["coupon-collector law: verdict"].value == "confirmed"
+    assert ra.measured["coupon-collector law: MDE (power 0.9)"].value <= agld.MEANINGFUL_TV
+    assert ra.measured["a fixed C surely: verdict"].value == "qualified"
     assert r1.verdict == "qualified"
 
 
@@ -86,7 +91,11 @@ def test_r2_verdicts(r2):
     for acc in ("RR", "CA"):
         assert r2.part(f"PPU-{acc}").verdict == "confirmed"
         assert r2.part(f"HSAG-{acc}").verdict == "confirmed"
-    assert r2.part("PPU-RA").verdict == "qualified"  # D exists only w.h.p. under RA
+    for name in ("PPU-RA", "HSAG-RA"):  # the age law holds, with power; D exists only w.h.p.
+        part = r2.part(name)
+        assert part.verdict == "qualified" and part.erratum is not None
+        assert part.measured["geometric age law: verdict"].value == "confirmed"
+        assert part.measured["a fixed D surely: verdict"].value == "qualified"
     assert r2.verdict == "qualified"
 
 
@@ -165,11 +174,11 @@ def test_tmu_and_ppu_storages_are_interchangeable_in_r2():
     assert {p.verdict for p in parts} == {"confirmed"}
 
 
-def test_deterministic_parts_are_decided_by_the_exact_rule(r2):
-    # issue 12: the exact (non-statistical) parts of AGLD-R2, UNB and MEM go through
-    # decide.exact_comparison; only the law tests (χ²) are statistical
-    for r in (r2, check("AGLD-UNB", seed=0), check("AGLD-MEM", seed=0)):
+def test_every_part_goes_through_a_decision_builder(r1, r2):
+    # issue 12: every part names its decision rule; the deterministic ones are exact, the law
+    # tests are all_of(statistical χ², exact tail)
+    for r in (r1, r2, check("AGLD-UNB", seed=0), check("AGLD-MEM", seed=0)):
         for p in r.parts:
-            if "p-value" in " ".join(p.measured) or "chi2" in " ".join(p.measured):
-                continue
-            assert p.rule == "exact", (r.claim_id, p.name)
+            assert decide.is_decided(p.rule), (r.claim_id, p.name, p.rule)
+            assert p.rule in ("exact", "all_of(statistical, exact)"), (r.claim_id, p.name)
+    assert r2.params["alpha"] == 1e-3  # split over the two law tests by multiplicity.bonferroni
