@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.special import logsumexp
 
-from sgmcmc_verify.claims import ewsg, run_check
+from sgmcmc_verify.claims import decide, ewsg, run_check
 from sgmcmc_verify.estimators import EWSG
 
 # --------------------------------------------------------------------------------------
@@ -32,6 +32,17 @@ def test_t1_verdicts(t1):
     assert t1.part("variance vs uniform").verdict == "confirmed"
     assert t1.verdict == "qualified"
     assert t1.alpha is None  # exact: no statistics
+
+
+def test_t1_every_part_through_a_decision_builder(t1):
+    """Issue 12: builders decide; the qualified parts carry errata; the hypothesis part is
+    the failing step of proofs.ewsg_theorems.theorem1_steps()."""
+    assert all(decide.is_decided(p.rule) for p in t1.parts), [p.rule for p in t1.parts]
+    for name in ("hypothesis", "degenerate sets"):
+        assert t1.part(name).erratum is not None, name
+    assert "no joint density" in t1.part("hypothesis").measured["proof step"].value
+    # the degenerate sets lie outside 'with probability 1': qualified, never refuted
+    assert t1.part("degenerate sets").rule == "all_of(exact, counterexample)"
 
 
 def test_t1_degenerate_sets_have_exact_non_sparse_optima(t1):
@@ -62,7 +73,8 @@ def test_t1_refutes_a_dense_lp_solution():
     parts, _ = ewsg.check_t1(profile="quick", seed=0, lp_solver=_dense)
     part = next(p for p in parts if p.name == "sparse minimiser")
     assert part.verdict == "refuted"
-    ce = part.counterexample
+    assert part.rule == "all_of(exact, counterexample)"
+    ce = part.counterexample["sparsity"]
     assert ce["nonzeros"] == ce["n"] > ce["d + 1"]
     assert ce["Tr cov(p) / certified optimum"] > 1  # and it is not even optimal
 
@@ -72,7 +84,8 @@ def test_t1_certificate_rejects_a_non_optimal_vertex():
     part = next(p for p in parts if p.name == "sparse minimiser")
     # sparse, so not a counterexample to the theorem; but not a minimiser either
     assert part.verdict == "error"
-    assert part.counterexample["vertex"] and not part.counterexample["optimal"]
+    ce = part.measured["certified: first uncertified"].value
+    assert ce["vertex"] and not ce["optimal"]
 
 
 @given(
@@ -135,6 +148,13 @@ def test_t3_verdicts(t3):
     assert t3.part("concentration").verdict == "refuted"
     assert t3.verdict == "refuted"
     assert t3.alpha == ewsg.T3_ALPHA
+
+
+def test_t3_every_part_through_a_decision_builder(t3):
+    """Issue 12: the sign parts are counterexample searches inside Theorem 3's regime, the
+    concentration part an order in n decided from limits; every refutation has an erratum."""
+    assert [p.rule for p in t3.parts] == ["counterexample", "counterexample", "order"]
+    assert all(p.erratum is not None for p in t3.parts)
 
 
 def test_t3_exact_numbers(t3):
