@@ -383,3 +383,26 @@ def test_gof_false_alarm_rate_is_alpha():
     rate = np.mean([decide.goodness_of_fit("g", "", p_value=x, **kw).verdict == "refuted"
                     for x in pv])  # fmt: skip
     assert abs(rate - 0.05) <= 3.29 * math.sqrt(0.05 * 0.95 / 20000)
+
+
+def test_binomial_test_p_value_mde_and_three_outcomes():
+    """One-sided exact binomial test of rate ≤ p0: the p-value is scipy's binomtest; k* is
+    the smallest count at which it rejects; the MDE rate is detected with power 0.9 exactly
+    (binomial survival function); a rate far below p0 is no refutation."""
+    n, p0, alpha = 600, 0.01, 0.05
+    k, mde = decide.binomial_mde(n, p0, alpha)
+    assert stats.binom.sf(k - 1, n, p0) <= alpha < stats.binom.sf(k - 2, n, p0)
+    assert stats.binom.sf(k - 1, n, mde) == pytest.approx(0.9, abs=1e-9)
+    kw = dict(trials=n, p0=p0, alpha=alpha, meaningful_rate=0.03, **TEXT)
+    ok = decide.binomial_test("b", "", successes=10, **kw)
+    assert ok.verdict == "confirmed" and ok.rule == "statistical"
+    assert ok.measured["binomial p-value"].value == pytest.approx(
+        stats.binomtest(10, n, p0, alternative="greater").pvalue, rel=1e-12
+    )
+    assert decide.binomial_test("b", "", successes=0, **kw).verdict == "confirmed"
+    bad = decide.binomial_test("b", "", successes=20, counterexample={"k": 20}, **kw)
+    assert bad.verdict == "refuted" and bad.counterexample == {"k": 20}
+    weak = decide.binomial_test("b", "", successes=0, **{**kw, "trials": 30})
+    assert weak.verdict == "qualified" and "underpowered" in weak.reading
+    with pytest.raises(ValueError):
+        decide.binomial_test("b", "", successes=3, **{**kw, "meaningful_rate": 0.005})

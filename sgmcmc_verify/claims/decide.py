@@ -51,6 +51,8 @@ __all__ = [
     "RULES",
     "Erratum",
     "all_of",
+    "binomial_mde",
+    "binomial_test",
     "counterexample_search",
     "exact_comparison",
     "gof_mde_tv",
@@ -807,6 +809,87 @@ def goodness_of_fit(
         "χ² p-value": Measurement(p_value, note=f"reject if p ≤ α = {alpha:g}; df = {df}, n = {n}"),
         f"MDE (power {power:g})": Measurement(
             mde, note=f"TV distance detectable; declared meaningful ≥ {meaningful_tv:g}"
+        ),
+    }
+    return _decided(
+        "statistical",
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        counterexample if verdict == "refuted" else None,
+        erratum,
+    )
+
+
+def binomial_mde(n: int, p0: float, alpha: float, *, power: float = 0.9) -> tuple[int, float]:
+    """Critical count and minimum detectable rate of the one-sided exact binomial test.
+
+    ``k*`` is the smallest count with ``P(Bin(n, p0) ≥ k*) ≤ alpha`` (the test rejects
+    ``rate ≤ p0`` at ``k ≥ k*``); the MDE is the rate ``r`` with
+    ``P(Bin(n, r) ≥ k*) = power``, from ``P(Bin(n, r) ≥ k) = I_r(k, n − k + 1)``
+    (regularised incomplete beta).  ``k* = n + 1`` (the test can never reject) gives 1.
+    """
+    alpha = check_alpha(alpha)
+    check_alpha(power, name="power")
+    if n < 1 or not 0 < p0 < 1:
+        raise ValueError(f"need n ≥ 1 and 0 < p0 < 1, got {n}, {p0}")
+    k = next((k for k in range(n + 1) if scipy.special.bdtrc(k - 1, n, p0) <= alpha), n + 1)
+    if k > n:
+        return k, 1.0
+    return k, float(scipy.special.betaincinv(k, n - k + 1, power))
+
+
+def binomial_test(
+    name: str,
+    expectation: str,
+    *,
+    successes: int,
+    trials: int,
+    p0: float,
+    alpha: float,
+    meaningful_rate: float,
+    power: float = 0.9,
+    holds: str,
+    fails: str,
+    measured: Mapping[str, Measurement] | None = None,
+    counterexample: dict[str, Any] | None = None,
+    erratum: Erratum | None = None,
+) -> Part:
+    """A part decided by a one-sided exact binomial test of ``rate ≤ p0`` at level ``alpha``.
+
+    ``p = P(Bin(trials, p0) ≥ successes)``; ``p ≤ alpha`` → ``refuted``.  Otherwise
+    ``confirmed`` only if the test detects every rate ≥ ``meaningful_rate`` with
+    probability ``power`` (:func:`binomial_mde`), else ``qualified`` (underpowered).  For
+    a rate that must not exceed a nominal level (a test battery's false-alarm rate); a
+    rate far below ``p0`` is no refutation.  ``rule`` is ``"statistical"``.
+    """
+    alpha = check_alpha(alpha)
+    if not (isinstance(trials, int) and trials >= 1 and 0 <= successes <= trials):
+        raise ValueError(f"need 0 ≤ successes ≤ trials, trials ≥ 1; got {successes}, {trials}")
+    if not (p0 < meaningful_rate <= 1):
+        raise ValueError(f"meaningful_rate must lie in (p0, 1], got {meaningful_rate}")
+    p_value = float(scipy.special.bdtrc(successes - 1, trials, p0)) if successes else 1.0
+    k_crit, mde = binomial_mde(trials, p0, alpha, power=power)
+    if p_value <= alpha:
+        verdict, reading = "refuted", fails
+    elif mde <= meaningful_rate:
+        verdict, reading = "confirmed", holds
+    else:
+        verdict = "qualified"
+        reading = (
+            f"no excess detected ({successes}/{trials}, p = {p_value:.3g} > α = {alpha:g}), "
+            f"but the test is underpowered: it detects only rates ≥ {mde:.3g} with power "
+            f"{power:g}, above the declared meaningful {meaningful_rate:g}"
+        )
+    m = {
+        **(measured or {}),
+        "binomial p-value": Measurement(
+            p_value, note=f"H0: rate ≤ {p0:g}; reject if p ≤ α = {alpha:g} (k ≥ {k_crit})"
+        ),
+        f"MDE (power {power:g})": Measurement(
+            mde, note=f"rate detectable; declared meaningful ≥ {meaningful_rate:g}"
         ),
     }
     return _decided(
