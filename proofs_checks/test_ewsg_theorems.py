@@ -21,6 +21,7 @@ THEOREM1 = {
     "Tr cov = E‖b_I‖² on the constraint": True,
     "uniform is feasible": True,
     "optimum is sparse (example)": True,
+    "rational vertex certificate": True,
     "'with probability 1' is needed": True,
 }
 THEOREM2 = {
@@ -36,6 +37,7 @@ THEOREM3 = {
     "Δ = Σδ_iD_i − (Σδ_i(g_i − ḡ))²": True,
     "x̂: the y-linear term averages out": True,
     "two-point c₁": True,
+    "c₁: enumeration = closed form": True,
     "E[Δ] < 0": False,  # positive for a right-skewed law
 }
 
@@ -103,6 +105,17 @@ def test_theorem3_left_skewed_law_does_reduce_variance():
     """q = 9/10 (left-skewed): c₁ < 0, the sign the theorem states — the sign is the law's."""
     assert 2 / 9 * 0.9 * 0.1 * (1 - 1.8) < 0
     assert pr.expected_delta([0, 1], [Fraction(1, 10), Fraction(9, 10)], 3, 0.01, 1.0) < 0
+
+
+def test_first_order_c1_by_hand():
+    """Two-point law ∇V ∈ {0, 1/3} (g = n∇V ∈ {0, 1}), n = 3, σ² = 1: c₁ = (2/9)q(1−q)(1−2q)/2.
+
+    At q = 1/10 that is 0.016/2 = 1/125 (by hand); a single datum (n = 1) gives c₁ = 0.
+    """
+    q = Fraction(1, 10)
+    law = ((Fraction(0), Fraction(1, 3)), (1 - q, q))
+    assert pr.first_order_c1(3, *law, 1) == (Fraction(1, 125), Fraction(1, 125))
+    assert pr.first_order_c1(1, *law, 1)[0] == 0
 
 
 def test_theorem1_lp_certificate():

@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 
 from sgmcmc_verify.claims import decide, ewsg, run_check
 from sgmcmc_verify.estimators import EWSG
+from sgmcmc_verify.proofs.ewsg_theorems import exact_feasible_value, lp_certificate
 
 # --------------------------------------------------------------------------------------
 # EWSG-T1
@@ -101,7 +102,7 @@ def test_lp2_minimiser_is_an_exactly_certified_sparse_vertex(nd, seed, law):
     c, A, e, bt = ewsg.lp2(ewsg.sg_errors(grads))
     p = ewsg.highs_lp(c, A, e)
     assert np.sum(p > ewsg.NONZERO_TOL) <= min(n, d + 1)
-    cert = ewsg.lp_certificate(bt, p)
+    cert = lp_certificate(bt, p, ewsg.NONZERO_TOL)
     assert cert["basic"] and cert["vertex"] and cert["optimal"]
     assert cert["unique"]  # probability 1 under absolutely continuous ∇V_i
     assert cert["max_dev"] < ewsg.NONZERO_TOL
@@ -114,11 +115,11 @@ def test_lp_certificate_rejects_dense_and_finds_a_face():
     pts += [(sx * a, sy * b) for a, b in ((3, 4), (4, 3)) for sx in (1, -1) for sy in (1, -1)]
     c, A, e, bt = ewsg.lp2(ewsg.sg_errors(np.array(pts, dtype=float)))
     n = len(pts)
-    assert not ewsg.lp_certificate(bt, np.full(n, 1.0 / n))["basic"]  # not a vertex
-    cert = ewsg.lp_certificate(bt, ewsg.highs_lp(c, A, e))
+    assert not lp_certificate(bt, np.full(n, 1.0 / n), ewsg.NONZERO_TOL)["basic"]  # not a vertex
+    cert = lp_certificate(bt, ewsg.highs_lp(c, A, e), ewsg.NONZERO_TOL)
     assert cert["optimal"] and not cert["unique"]
     assert cert["zero_reduced_costs"] == n - 3  # the whole polytope is optimal
-    uniform = ewsg._exact_feasible_value(bt, [Fraction(1, n)] * n)
+    uniform = exact_feasible_value(bt, [Fraction(1, n)] * n)
     assert uniform == cert["value_exact"]
 
 

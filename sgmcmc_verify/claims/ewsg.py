@@ -63,7 +63,6 @@ __all__ = [
     "highs_lp",
     "implemented_kernel",
     "lp2",
-    "lp_certificate",
     "mh_matrix",
     "mixing",
     "paper_gaussian",
@@ -722,8 +721,9 @@ HIGHS_FEAS_TOL = 1e-7
 #: Entries of an LP solution above this count as nonzero.  :func:`lp2` normalises the LP so
 #: that ``|b̃_ij| ≤ 1`` and ``Σ p_i = 1``; HiGHS accepts bound and row violations up to
 #: :data:`HIGHS_FEAS_TOL`, so an entry that small cannot be told from zero, and a factor 10
-#: is kept on top.  Whatever the threshold, :func:`lp_certificate` re-derives the vertex
-#: with exactly this support in rational arithmetic, so a wrongly dropped entry is caught.
+#: is kept on top.  Whatever the threshold,
+#: :func:`~sgmcmc_verify.proofs.ewsg_theorems.lp_certificate` re-derives the vertex with
+#: exactly this support in rational arithmetic, so a wrongly dropped entry is caught.
 NONZERO_TOL = 10 * HIGHS_FEAS_TOL
 
 #: ``lp_solver(c, A_eq, b_eq) -> p``: a solution of ``min c·p s.t. A_eq p = b_eq, p ≥ 0``
@@ -800,153 +800,6 @@ def highs_lp(c: np.ndarray, A_eq: np.ndarray, b_eq: np.ndarray) -> np.ndarray:
     return np.asarray(res.x, dtype=np.float64)
 
 
-def _rref(rows: list[list[Fraction]]) -> tuple[list[list[Fraction]], list[int]]:
-    """Reduced row echelon form over the rationals: (nonzero rows, pivot columns)."""
-    M = [list(r) for r in rows]
-    pivots: list[int] = []
-    r = 0
-    for col in range(len(M[0]) if M else 0):
-        k = next((i for i in range(r, len(M)) if M[i][col] != 0), None)
-        if k is None:
-            continue
-        M[r], M[k] = M[k], M[r]
-        inv = 1 / M[r][col]
-        M[r] = [v * inv for v in M[r]]
-        for i in range(len(M)):
-            if i != r and M[i][col] != 0:
-                f = M[i][col]
-                M[i] = [a - f * b for a, b in zip(M[i], M[r], strict=True)]
-        pivots.append(col)
-        r += 1
-        if r == len(M):
-            break
-    return M[:r], pivots
-
-
-def _col_rank(A: list[list[Fraction]], cols: list[int]) -> int:
-    if not cols:
-        return 0
-    return len(_rref([[row[j] for j in cols] for row in A])[1])
-
-
-def lp_certificate(bt: np.ndarray, p: np.ndarray, tol: float = NONZERO_TOL) -> dict[str, Any]:
-    """Exact (rational) optimality certificate for a solution of LP (2) (EWSG Theorem 1).
-
-    Every float64 is a rational, so the LP with data ``b̃`` (as given to the solver) is
-    solved exactly from the support ``S = {i : p_i > tol}`` of the solver's ``p``:
-
-    1. the equality system ``[b̃ᵀ; 1ᵀ] p = (0, 1)`` is row-reduced (rank ``r ≤ d + 1``);
-    2. ``S`` is a *basic* support iff its columns are linearly independent — then
-       ``|S| ≤ r ≤ d + 1``: the vertex argument of the theorem;
-    3. ``S`` is extended to a basis ``B`` (``|B| = r``) and ``A_B p_B = e`` is solved
-       exactly: the vertex is feasible iff ``p_B ≥ 0``, and has support ``S`` iff
-       ``p_B > 0`` on ``S`` and ``= 0`` on ``B ∖ S``;
-    4. the duals ``y = A_B^{-T} c_B`` give reduced costs ``c_j − A_jᵀ y``; all ``≥ 0``
-       proves the vertex optimal (LP duality), all ``> 0`` off ``B`` proves it the
-       *unique* optimum.  Zero reduced costs off ``B`` mark an optimal face.
-
-    Parameters
-    ----------
-    bt : ndarray, shape (n, d)
-        The normalised ``b̃`` of :func:`lp2`.
-    p : ndarray, shape (n,)
-        The solver's solution.
-    tol : float
-        Nonzero threshold (:data:`NONZERO_TOL`).
-
-    Returns
-    -------
-    dict
-        ``rank``, ``support`` (list), ``basic``, ``vertex``, ``optimal``, ``unique``,
-        ``zero_reduced_costs`` (off the basis), ``value`` (float) and ``value_exact``,
-        ``p_exact`` (list of Fraction, all ``n``), ``max_dev`` ``= max|p_exact − p|``.
-        Booleans are exact; ``optimal``/``unique`` are sufficient conditions (a degenerate
-        vertex whose greedy basis extension is not dual feasible reports ``False``).
-
-    Notes
-    -----
-    The certificate is about the LP with the rounded data ``b̃``.  For ``n ≥ d + 1``
-    generic sets, 0 is interior to the hull of the ``b̃_i`` (uniform weights are all
-    positive), so rounding keeps the LP feasible.  For ``n ≤ d`` the ``b_i`` span a proper
-    subspace (``Σ b_i = 0``) that rounding leaves, the exact LP is infeasible and every
-    flag is ``False``; sparsity is trivial there (``n ≤ d + 1``).
-    """
-    n, d = bt.shape
-    F = [[Fraction(float(v)) for v in row] for row in bt]
-    c = [sum((v * v for v in row), Fraction(0)) for row in F]
-    aug = [[F[j][k] for j in range(n)] + [Fraction(0)] for k in range(d)]
-    aug.append([Fraction(1)] * n + [Fraction(1)])
-    R, piv = _rref(aug)
-    out: dict[str, Any] = {
-        "rank": sum(1 for q in piv if q < n),
-        "support": [int(j) for j in np.flatnonzero(np.asarray(p) > tol)],
-        "basic": False,
-        "vertex": False,
-        "optimal": False,
-        "unique": False,
-        "zero_reduced_costs": None,
-        "value": math.nan,
-        "value_exact": None,
-        "p_exact": None,
-        "max_dev": math.nan,
-    }
-    if n in piv:  # a row 0 = 1: the equality system is inconsistent
-        return out
-    A = [row[:n] for row in R]
-    rhs = [row[n] for row in R]
-    r = len(A)
-    S = out["support"]
-    if len(S) > r or _col_rank(A, S) < len(S):
-        return out
-    out["basic"] = True
-    B = list(S)
-    for j in (j for j in range(n) if j not in set(S)):
-        if len(B) == r:
-            break
-        if _col_rank(A, [*B, j]) > len(B):
-            B.append(j)
-    sol, spiv = _rref([[A[i][j] for j in B] + [rhs[i]] for i in range(r)])
-    if spiv != list(range(r)):
-        return out
-    pB = [row[r] for row in sol]
-    p_exact = [Fraction(0)] * n
-    for j, v in zip(B, pB, strict=True):
-        p_exact[j] = v
-    on_S = set(S)
-    out["vertex"] = all(v > 0 if j in on_S else v == 0 for j, v in zip(B, pB, strict=True))
-    out["p_exact"] = p_exact
-    out["max_dev"] = max(abs(float(v) - float(q)) for v, q in zip(p_exact, p, strict=True))
-    if not out["vertex"]:
-        return out
-    dual, dpiv = _rref([[A[i][j] for i in range(r)] + [c[j]] for j in B])
-    y = [row[r] for row in dual]
-    rc = [c[j] - sum((A[i][j] * y[i] for i in range(r)), Fraction(0)) for j in range(n)]
-    off = [rc[j] for j in range(n) if j not in set(B)]
-    value = sum((c[j] * p_exact[j] for j in range(n)), Fraction(0))
-    out.update(
-        optimal=dpiv == list(range(r)) and all(v >= 0 for v in rc),
-        zero_reduced_costs=sum(1 for v in off if v == 0),
-        value=float(value),
-        value_exact=value,
-    )
-    out["unique"] = out["optimal"] and all(v > 0 for v in off)
-    return out
-
-
-def _exact_feasible_value(bt: np.ndarray, q: list[Fraction]) -> Fraction | None:
-    """``Σ q_i ‖b̃_i‖²`` if ``q`` is exactly feasible for LP (2) (else ``None``)."""
-    F = [[Fraction(float(v)) for v in row] for row in bt]
-    if any(v < 0 for v in q) or sum(q, Fraction(0)) != 1:
-        return None
-    for k in range(bt.shape[1]):
-        if sum((qi * row[k] for qi, row in zip(q, F, strict=True)), Fraction(0)) != 0:
-            return None
-    return sum(
-        (qi * sum((v * v for v in row), Fraction(0)) for qi, row in zip(q, F, strict=True)),
-        Fraction(0),
-    )
-
-
 def _t1_laws() -> dict[str, Callable[[np.random.Generator, int, int], np.ndarray]]:
     """I.i.d. absolutely continuous ``∇V_i`` (the reading of Theorem 1's hypothesis that holds)."""
 
@@ -1008,7 +861,8 @@ def check_t1(
     LP (2), ``min_p Tr E_p[b_I b_Iᵀ] s.t. E_p[b_I] = 0`` with ``b_i = n∇V_i − ∇V``, is
     built by :func:`lp2` and solved by ``lp_solver`` (default :func:`highs_lp`,
     ``linprog(method="highs")``).  Every solution is then re-derived and certified in
-    exact rational arithmetic by :func:`lp_certificate` (vertex, optimality, uniqueness).
+    exact rational arithmetic by :func:`~sgmcmc_verify.proofs.ewsg_theorems.lp_certificate`
+    (vertex, optimality, uniqueness).
     No statistics: every verdict is exact on the instances drawn.
 
     Parts:
@@ -1050,7 +904,7 @@ def check_t1(
     laws = _t1_laws()
 
     def reference(bt, c, A, e):
-        return lp_certificate(bt, highs_lp(c, A, e))
+        return ewsg_theorems.lp_certificate(bt, highs_lp(c, A, e), NONZERO_TOL)
 
     n_inst = 0
     nnz_hist: dict[int, int] = {}
@@ -1083,7 +937,7 @@ def check_t1(
                     "p (sorted, top d + 3)": np.sort(p)[::-1][: d + 3],
                 }
             continue
-        cert = lp_certificate(bt, p)
+        cert = ewsg_theorems.lp_certificate(bt, p, NONZERO_TOL)
         if not (feas <= NONZERO_TOL and cert["vertex"] and cert["optimal"]):
             n_uncertified += 1
             if uncertified is None:
@@ -1235,7 +1089,7 @@ def check_t1(
         c, A, e, bt = lp2(sg_errors(grads))
         p = np.asarray(lp_solver(c, A, e), dtype=np.float64)
         nnz = int(np.sum(p > NONZERO_TOL))
-        cert = lp_certificate(bt, p)
+        cert = ewsg_theorems.lp_certificate(bt, p, NONZERO_TOL)
         row: dict[str, Any] = {
             "n": n,
             "d": d,
@@ -1255,7 +1109,7 @@ def check_t1(
                     q[j], q[twin] = q[j] / 2, q[j] / 2
             else:
                 q = [Fraction(1, n)] * n
-            val = _exact_feasible_value(bt, q)
+            val = ewsg_theorems.exact_feasible_value(bt, q)
             optimal = val is not None and val == cert["value_exact"]
             row["exhibited optimum: nonzeros"] = sum(1 for v in q if v > 0)
             row["exhibited optimum exactly optimal"] = bool(optimal)
@@ -1532,78 +1386,19 @@ def t3_first_order(
     values: tuple[Fraction, ...] = THREE_POINT_VALUES,
     probs: tuple[Fraction, ...] = THREE_POINT_PROBS,
 ) -> tuple[Fraction, Fraction]:
-    """``c₁ = lim_{h→0} E[Δ]/h`` for i.i.d. ∇V_i on a finite law, with x = 0 or x̂, exactly.
+    """``c₁ = lim_{h→0} E[Δ]/h`` exactly, two ways, at the check's ``σ² = 2γ`` (γ = :data:`GAMMA`).
 
-    With ``x = √h y`` (any ``x = O(√h)``) the exponent of eq. (4) is ``h s_i`` with
-    ``s_i = ½‖y + g_i/σ‖²``, ``g_i = n∇V_i``, so ``p_i = 1/n + (h/n)(s_i − s̄) + O(h²)``
-    and ``dΔ/dh|₀ = cov_U(s, ‖g − ḡ‖²)`` (the ``‖Σδ_i(g_i − ḡ)‖²`` term is ``O(h²)``).  For
-    ``x = 0``, and in expectation for ``x̂`` (``y = γr/σ`` is independent of the data with
-    ``E y = 0``), ``c₁ = E[cov_U(‖g‖², ‖g − ḡ‖²)]/(2σ²)``.
-
-    Its sign is not fixed: for a large n it is the sign of the population
-    ``cov(g², (g − μ)²) = 2μ·μ₃ + Var((g − μ)²)`` (d = 1; μ the mean, μ₃ the third central
-    moment), so a law skewed against its mean (``μ·μ₃ < 0``, e.g. ∇V_i = 4/5 w.p. 9/10 and
-    0 w.p. 1/10) gives ``c₁ < 0``, and one skewed with it ``c₁ > 0``.
-
-    Parameters
-    ----------
-    n : int
-        Number of data terms.
-    values, probs : tuple of Fraction
-        The law of each ∇V_i (d = 1), default the three-point law of the check.
-
-    Returns
-    -------
-    by_enumeration, by_moments : Fraction
-        The expectation over all compositions in rational arithmetic, and the closed form
-        (d = 1, raw moments ``μ_k`` of ``g``, ``S_k = Σ g_i^k``)
-        ``E[S₄/n − 2S₁S₃/n² − S₂²/n² + 2S₁²S₂/n³]``.
+    The derivation (and its check step by step) is
+    :func:`sgmcmc_verify.proofs.ewsg_theorems.first_order_c1`; this fixes ``σ²`` and the
+    default law (the three-point law of the exact part).
     """
-    if len(values) != len(probs) or sum(probs) != 1 or min(probs) < 0:
-        raise ValueError("values and probs must have equal length, probs ≥ 0 summing to 1")
-    s2 = Fraction(2 * GAMMA)  # σ² = 2γ (T = 1), exact for γ = 10
-    vals = [n * Fraction(v) for v in values]
-    total = Fraction(0)
-    for comp in _compositions(n, len(vals)):
-        w = Fraction(math.factorial(n), math.prod(math.factorial(k) for k in comp))
-        w *= math.prod(Fraction(q) ** k for q, k in zip(probs, comp, strict=True))
-        gbar = sum((k * v for k, v in zip(comp, vals, strict=True)), Fraction(0)) / n
-        mean_ab = sum(
-            (k * v * v * (v - gbar) ** 2 for k, v in zip(comp, vals, strict=True)), Fraction(0)
-        )
-        mean_a = sum((k * v * v for k, v in zip(comp, vals, strict=True)), Fraction(0))
-        mean_b = sum((k * (v - gbar) ** 2 for k, v in zip(comp, vals, strict=True)), Fraction(0))
-        total += w * (mean_ab / n - (mean_a / n) * (mean_b / n))
-    mu = [
-        sum((Fraction(q) * v**k for q, v in zip(probs, vals, strict=True)), Fraction(0))
-        for k in range(5)
-    ]
-    m = n - 1
-    closed = (
-        mu[4]
-        - 2 * (mu[4] + m * mu[1] * mu[3]) / n
-        - (mu[4] + m * mu[2] ** 2) / n
-        + 2
-        * (mu[4] + m * (mu[2] ** 2 + 2 * mu[1] * mu[3]) + m * (n - 2) * mu[1] ** 2 * mu[2])
-        / n**2
-    )
-    return total / (2 * s2), closed / (2 * s2)
+    return ewsg_theorems.first_order_c1(n, values, probs, Fraction(2 * GAMMA))
 
 
 def _c1_negative_text(n: int = 10) -> str:
     """``c₁`` of :data:`TWO_POINT_NEGATIVE` at ``n``, exact, as text for the reading."""
     c1 = t3_first_order(n, *TWO_POINT_NEGATIVE)[0]
     return f"{c1} ≈ {float(c1):.4g}"
-
-
-def _compositions(n: int, k: int):
-    """All ``k``-tuples of non-negative integers summing to ``n``."""
-    if k == 1:
-        yield (n,)
-        return
-    for a in range(n + 1):
-        for rest in _compositions(n - a, k - 1):
-            yield (a, *rest)
 
 
 #: Theorem 3's regime (EWSG §4.2, reassembled from the garbled text).

@@ -25,17 +25,26 @@ and ``Ẑ`` depends on ``x``: the mixture is not even a probability density); Th
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
+from typing import Any
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 from . import Step, identity, is_zero
 
 __all__ = [
+    "col_rank",
+    "compositions",
     "ewsg_mass",
+    "exact_feasible_value",
     "expected_delta",
+    "first_order_c1",
+    "lp_certificate",
     "lp_vertex_optimum",
+    "rref",
     "theorem1_steps",
     "theorem2_steps",
     "theorem3_steps",
@@ -64,6 +73,153 @@ def lp_vertex_optimum(b: list[Fraction]) -> tuple[Fraction, dict[int, Fraction],
     if best is None:
         raise ValueError("(2) needs b of both signs")
     return best
+
+
+def rref(rows: list[list[Fraction]]) -> tuple[list[list[Fraction]], list[int]]:
+    """Reduced row echelon form over the rationals: (nonzero rows, pivot columns)."""
+    M = [list(r) for r in rows]
+    pivots: list[int] = []
+    r = 0
+    for col in range(len(M[0]) if M else 0):
+        k = next((i for i in range(r, len(M)) if M[i][col] != 0), None)
+        if k is None:
+            continue
+        M[r], M[k] = M[k], M[r]
+        inv = 1 / M[r][col]
+        M[r] = [v * inv for v in M[r]]
+        for i in range(len(M)):
+            if i != r and M[i][col] != 0:
+                f = M[i][col]
+                M[i] = [a - f * b for a, b in zip(M[i], M[r], strict=True)]
+        pivots.append(col)
+        r += 1
+        if r == len(M):
+            break
+    return M[:r], pivots
+
+
+def col_rank(A: list[list[Fraction]], cols: list[int]) -> int:
+    if not cols:
+        return 0
+    return len(rref([[row[j] for j in cols] for row in A])[1])
+
+
+def lp_certificate(bt: np.ndarray, p: np.ndarray, tol: float) -> dict[str, Any]:
+    """Exact (rational) optimality certificate for a solution of LP (2) (EWSG Theorem 1).
+
+    Every float64 is a rational, so the LP with data ``b̃`` (as given to the solver) is
+    solved exactly from the support ``S = {i : p_i > tol}`` of the solver's ``p``:
+
+    1. the equality system ``[b̃ᵀ; 1ᵀ] p = (0, 1)`` is row-reduced (rank ``r ≤ d + 1``);
+    2. ``S`` is a *basic* support iff its columns are linearly independent — then
+       ``|S| ≤ r ≤ d + 1``: the vertex argument of the theorem;
+    3. ``S`` is extended to a basis ``B`` (``|B| = r``) and ``A_B p_B = e`` is solved
+       exactly: the vertex is feasible iff ``p_B ≥ 0``, and has support ``S`` iff
+       ``p_B > 0`` on ``S`` and ``= 0`` on ``B ∖ S``;
+    4. the duals ``y = A_B^{-T} c_B`` give reduced costs ``c_j − A_jᵀ y``; all ``≥ 0``
+       proves the vertex optimal (LP duality), all ``> 0`` off ``B`` proves it the
+       *unique* optimum.  Zero reduced costs off ``B`` mark an optimal face.
+
+    Parameters
+    ----------
+    bt : ndarray, shape (n, d)
+        The LP data (the normalised ``b̃`` of :func:`sgmcmc_verify.claims.ewsg.lp2`).
+    p : ndarray, shape (n,)
+        The solver's solution.
+    tol : float
+        Nonzero threshold (the check uses :data:`sgmcmc_verify.claims.ewsg.NONZERO_TOL`).
+
+    Returns
+    -------
+    dict
+        ``rank``, ``support`` (list), ``basic``, ``vertex``, ``optimal``, ``unique``,
+        ``zero_reduced_costs`` (off the basis), ``value`` (float) and ``value_exact``,
+        ``p_exact`` (list of Fraction, all ``n``), ``max_dev`` ``= max|p_exact − p|``.
+        Booleans are exact; ``optimal``/``unique`` are sufficient conditions (a degenerate
+        vertex whose greedy basis extension is not dual feasible reports ``False``).
+
+    Notes
+    -----
+    The certificate is about the LP with the rounded data ``b̃``.  For ``n ≥ d + 1``
+    generic sets, 0 is interior to the hull of the ``b̃_i`` (uniform weights are all
+    positive), so rounding keeps the LP feasible.  For ``n ≤ d`` the ``b_i`` span a proper
+    subspace (``Σ b_i = 0``) that rounding leaves, the exact LP is infeasible and every
+    flag is ``False``; sparsity is trivial there (``n ≤ d + 1``).
+    """
+    n, d = bt.shape
+    F = [[Fraction(float(v)) for v in row] for row in bt]
+    c = [sum((v * v for v in row), Fraction(0)) for row in F]
+    aug = [[F[j][k] for j in range(n)] + [Fraction(0)] for k in range(d)]
+    aug.append([Fraction(1)] * n + [Fraction(1)])
+    R, piv = rref(aug)
+    out: dict[str, Any] = {
+        "rank": sum(1 for q in piv if q < n),
+        "support": [int(j) for j in np.flatnonzero(np.asarray(p) > tol)],
+        "basic": False,
+        "vertex": False,
+        "optimal": False,
+        "unique": False,
+        "zero_reduced_costs": None,
+        "value": math.nan,
+        "value_exact": None,
+        "p_exact": None,
+        "max_dev": math.nan,
+    }
+    if n in piv:  # a row 0 = 1: the equality system is inconsistent
+        return out
+    A = [row[:n] for row in R]
+    rhs = [row[n] for row in R]
+    r = len(A)
+    S = out["support"]
+    if len(S) > r or col_rank(A, S) < len(S):
+        return out
+    out["basic"] = True
+    B = list(S)
+    for j in (j for j in range(n) if j not in set(S)):
+        if len(B) == r:
+            break
+        if col_rank(A, [*B, j]) > len(B):
+            B.append(j)
+    sol, spiv = rref([[A[i][j] for j in B] + [rhs[i]] for i in range(r)])
+    if spiv != list(range(r)):
+        return out
+    pB = [row[r] for row in sol]
+    p_exact = [Fraction(0)] * n
+    for j, v in zip(B, pB, strict=True):
+        p_exact[j] = v
+    on_S = set(S)
+    out["vertex"] = all(v > 0 if j in on_S else v == 0 for j, v in zip(B, pB, strict=True))
+    out["p_exact"] = p_exact
+    out["max_dev"] = max(abs(float(v) - float(q)) for v, q in zip(p_exact, p, strict=True))
+    if not out["vertex"]:
+        return out
+    dual, dpiv = rref([[A[i][j] for i in range(r)] + [c[j]] for j in B])
+    y = [row[r] for row in dual]
+    rc = [c[j] - sum((A[i][j] * y[i] for i in range(r)), Fraction(0)) for j in range(n)]
+    off = [rc[j] for j in range(n) if j not in set(B)]
+    value = sum((c[j] * p_exact[j] for j in range(n)), Fraction(0))
+    out.update(
+        optimal=dpiv == list(range(r)) and all(v >= 0 for v in rc),
+        zero_reduced_costs=sum(1 for v in off if v == 0),
+        value=float(value),
+        value_exact=value,
+    )
+    out["unique"] = out["optimal"] and all(v > 0 for v in off)
+    return out
+
+
+def exact_feasible_value(bt: np.ndarray, q: list[Fraction]) -> Fraction | None:
+    """``Σ q_i ‖b̃_i‖²`` if ``q`` is exactly feasible for LP (2) (else ``None``)."""
+    F = [[Fraction(float(v)) for v in row] for row in bt]
+    if any(v < 0 for v in q) or sum(q, Fraction(0)) != 1:
+        return None
+    for k in range(bt.shape[1]):
+        if sum((qi * row[k] for qi, row in zip(q, F, strict=True)), Fraction(0)) != 0:
+            return None
+    return sum(
+        (qi * sum((v * v for v in row), Fraction(0)) for qi, row in zip(q, F, strict=True)),
+        Fraction(0),
+    )
 
 
 def theorem1_steps() -> list[Step]:
@@ -128,6 +284,23 @@ def theorem1_steps() -> list[Step]:
             dual_ok and len(popt) <= 2,
             f"d = 1, b = (5, −1, −2, −2): p* = {dict(popt)} with value {val}, certified by the "
             f"dual (y0, y1) = ({y0}, {y1}); uniform gives {uniform}",
+        )
+    )
+    bt = np.array([[float(v) / 8] for v in b])  # b/8: exact in float64, as lp2 scales
+    cert = lp_certificate(bt, np.array([float(popt.get(i, 0)) for i in range(len(b))]), 1e-9)
+    steps.append(
+        Step(
+            "rational vertex certificate",
+            "Theorem 1: the optimum is a vertex of (2) (≤ d + 1 = rank non-zeros)",
+            bool(
+                cert["basic"]
+                and cert["vertex"]
+                and cert["optimal"]
+                and cert["unique"]
+                and cert["value_exact"] == val / 64
+            ),
+            "lp_certificate on the same b: basic support {0, 1}, exact vertex, all reduced "
+            "costs ≥ 0 (optimal) and > 0 off the basis (unique), value 5/64 = value/8²",
         )
     )
     # the 'with probability 1' is needed: ties give dense optima
@@ -285,9 +458,86 @@ def two_point_c1(q: sp.Expr, n: int = 3) -> sp.Expr:
         gbar = sp.Rational(sum(combo), n)
         D = [(c - gbar) ** 2 for c in combo]
         s = [c**2 for c in combo]
-        cov = sum(s[i] * D[i] for i in range(n)) / n - (sum(s) / n) * (sum(D) / n)
+        # sp.Rational(sum(s), n): a Python int / int would make the expression a float
+        cov = sum(s[i] * D[i] for i in range(n)) / n - sp.Rational(sum(s), n) * (sum(D) / n)
         total += prob * cov
     return sp.factor(total)
+
+
+def first_order_c1(
+    n: int,
+    values: tuple[Fraction, ...],
+    probs: tuple[Fraction, ...],
+    sigma2: Fraction,
+) -> tuple[Fraction, Fraction]:
+    """``c₁ = lim_{h→0} E[Δ]/h`` for i.i.d. ∇V_i on a finite law, with x = 0 or x̂, exactly.
+
+    With ``x = √h y`` (any ``x = O(√h)``) the exponent of eq. (4) is ``h s_i`` with
+    ``s_i = ½‖y + g_i/σ‖²``, ``g_i = n∇V_i``, so ``p_i = 1/n + (h/n)(s_i − s̄) + O(h²)``
+    and ``dΔ/dh|₀ = cov_U(s, ‖g − ḡ‖²)`` (the ``‖Σδ_i(g_i − ḡ)‖²`` term is ``O(h²)``).  For
+    ``x = 0``, and in expectation for ``x̂`` (``y = γr/σ`` is independent of the data with
+    ``E y = 0``), ``c₁ = E[cov_U(‖g‖², ‖g − ḡ‖²)]/(2σ²)``.
+
+    Its sign is not fixed: for a large n it is the sign of the population
+    ``cov(g², (g − μ)²) = 2μ·μ₃ + Var((g − μ)²)`` (d = 1; μ the mean, μ₃ the third central
+    moment), so a law skewed against its mean (``μ·μ₃ < 0``, e.g. ∇V_i = 4/5 w.p. 9/10 and
+    0 w.p. 1/10) gives ``c₁ < 0``, and one skewed with it ``c₁ > 0``.
+
+    Parameters
+    ----------
+    n : int
+        Number of data terms.
+    values, probs : tuple of Fraction
+        The law of each ∇V_i (d = 1).
+    sigma2 : Fraction
+        ``σ²`` (``2γ`` at temperature 1).
+
+    Returns
+    -------
+    by_enumeration, by_moments : Fraction
+        The expectation over all compositions in rational arithmetic, and the closed form
+        (d = 1, raw moments ``μ_k`` of ``g``, ``S_k = Σ g_i^k``)
+        ``E[S₄/n − 2S₁S₃/n² − S₂²/n² + 2S₁²S₂/n³]``.
+    """
+    if len(values) != len(probs) or sum(probs) != 1 or min(probs) < 0:
+        raise ValueError("values and probs must have equal length, probs ≥ 0 summing to 1")
+    s2 = Fraction(sigma2)
+    vals = [n * Fraction(v) for v in values]
+    total = Fraction(0)
+    for comp in compositions(n, len(vals)):
+        w = Fraction(math.factorial(n), math.prod(math.factorial(k) for k in comp))
+        w *= math.prod(Fraction(q) ** k for q, k in zip(probs, comp, strict=True))
+        gbar = sum((k * v for k, v in zip(comp, vals, strict=True)), Fraction(0)) / n
+        mean_ab = sum(
+            (k * v * v * (v - gbar) ** 2 for k, v in zip(comp, vals, strict=True)), Fraction(0)
+        )
+        mean_a = sum((k * v * v for k, v in zip(comp, vals, strict=True)), Fraction(0))
+        mean_b = sum((k * (v - gbar) ** 2 for k, v in zip(comp, vals, strict=True)), Fraction(0))
+        total += w * (mean_ab / n - (mean_a / n) * (mean_b / n))
+    mu = [
+        sum((Fraction(q) * v**k for q, v in zip(probs, vals, strict=True)), Fraction(0))
+        for k in range(5)
+    ]
+    m = n - 1
+    closed = (
+        mu[4]
+        - 2 * (mu[4] + m * mu[1] * mu[3]) / n
+        - (mu[4] + m * mu[2] ** 2) / n
+        + 2
+        * (mu[4] + m * (mu[2] ** 2 + 2 * mu[1] * mu[3]) + m * (n - 2) * mu[1] ** 2 * mu[2])
+        / n**2
+    )
+    return total / (2 * s2), closed / (2 * s2)
+
+
+def compositions(n: int, k: int):
+    """All ``k``-tuples of non-negative integers summing to ``n``."""
+    if k == 1:
+        yield (n,)
+        return
+    for a in range(n + 1):
+        for rest in compositions(n - a, k - 1):
+            yield (a, *rest)
 
 
 def theorem3_steps() -> list[Step]:
@@ -346,6 +596,7 @@ def theorem3_steps() -> list[Step]:
         )
     )
     q = sp.Symbol("q", positive=True)
+    qq = Fraction(1, 10)
     c1 = two_point_c1(q)
     steps.append(
         identity(
@@ -354,6 +605,22 @@ def theorem3_steps() -> list[Step]:
             c1,
             sp.Rational(2, 9) * q * (1 - q) * (1 - 2 * q),
             "enumeration of the 8 data sets",
+        )
+    )
+    three = (Fraction(-1, 5), Fraction(3, 10), Fraction(4, 5))
+    enum, closed = first_order_c1(5, three, (Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)), 1)
+    two_enum, two_closed = first_order_c1(3, (Fraction(0), Fraction(1, 3)), (1 - qq, qq), 1)
+    steps.append(
+        Step(
+            "c₁: enumeration = closed form",
+            "dE[Δ]/dh at 0 = E cov_U(g², (g − ḡ)²)/(2σ²), d = 1",
+            enum == closed
+            and two_enum == two_closed
+            and sp.Rational(two_enum.numerator, two_enum.denominator)
+            == c1.subs(q, sp.Rational(qq.numerator, qq.denominator)) / 2,
+            "over all compositions in rationals, against the raw-moment closed form "
+            "E[S₄/n − 2S₁S₃/n² − S₂²/n² + 2S₁²S₂/n³] (three-point law, n = 5) and against "
+            "the two-point c₁ above (g = n∇V ∈ {0, 1}, q = 1/10, n = 3, σ = 1)",
         )
     )
     values, probs = [Fraction(0), Fraction(1)], [Fraction(9, 10), Fraction(1, 10)]
