@@ -104,3 +104,15 @@ def test_windows_agree_with_the_exact_staleness_module():
         for n in range(1, N + 1):
             assert pr.rr_window(N, n) == rr_worst_staleness(N, n), (N, n)
             assert pr.ca_window(N, n) == ca_worst_staleness(N, n), (N, n)
+
+
+@pytest.mark.parametrize("eps, eta, lam, r", [(0.1, 0.01, 1.0, 1.0), (0.05, 0.2, 0.5, 3.0)])
+def test_mean_lower_bound_K_is_tight_for_the_lmc_mean(eps, eta, lam, r):
+    """K_LB is the first k with |mean| = r(1 − ηλ)^k ≤ ε, rebuilt by iterating the mean; the
+    exact W2 of LMC (``lmc_w2``) exceeds ε one step earlier, as the bound says."""
+    m, k = r, 0
+    while m > eps:
+        m, k = m * (1 - eta * lam), k + 1
+    assert pr.mean_lower_bound_K(eps, eta, lam, r) == k
+    assert pr.lmc_w2(r, lam, eta, k - 1) > eps
+    assert pr.mean_lower_bound_K(2 * r, eta, lam, r) == 0

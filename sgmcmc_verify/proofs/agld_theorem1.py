@@ -35,6 +35,8 @@ from . import Step, identity
 __all__ = [
     "ca_window",
     "lmc_w2",
+    "mean_lower_bound_K",
+    "mean_lower_bound_expr",
     "requirement_steps",
     "rr_window",
     "theorem1_steps",
@@ -143,6 +145,22 @@ def lmc_w2(x0: float, mu: float, eta: float, k: int) -> float:
     return math.sqrt(mean**2 + (math.sqrt(var) - math.sqrt(1 / mu)) ** 2)
 
 
+def mean_lower_bound_expr(r: sp.Expr, lam_min: sp.Expr, eta: sp.Expr, eps: sp.Expr) -> sp.Expr:
+    """``log(r/ε)/(−log(1 − ηλ_min))``: the lower bound on ``K(ε)`` of the last two steps.
+
+    For a chain whose mean contracts like LMC's (AGLD eq. (5) with an estimator unbiased
+    given the past), along the slowest eigendirection ``E x^{(k)} − μ = r(1 − ηλ_min)^k``
+    ("one step: mean"), and ``W2 ≥ |mean difference|``: ``W2 ≤ ε`` needs ``k`` at least this.
+    """
+    return sp.log(r / eps) / (-sp.log(1 - eta * lam_min))
+
+
+def mean_lower_bound_K(eps: float, eta: float, lam_min: float, r: float) -> int:
+    """Smallest integer ``k`` with ``r(1 − ηλ_min)^k ≤ ε``: :func:`mean_lower_bound_expr`
+    rounded up (0 when the start is already within ε), in float64."""
+    return max(0, math.ceil(math.log(r / eps) / -math.log1p(-eta * lam_min)))
+
+
 def _expect(expr: sp.Expr, z: sp.Symbol, xi: sp.Symbol) -> sp.Expr:
     """``E`` over independent standard normals ``z`` and ``ξ`` of a polynomial of degree ≤ 2."""
     mom = {0: 1, 1: 0, 2: 1}
@@ -210,7 +228,7 @@ def theorem1_steps() -> list[Step]:
         )
     )
     eps, c, x0 = sp.symbols("epsilon c x0", positive=True)
-    K_lb = sp.log(x0 / eps) / (-sp.log(1 - mu * c * eps**2))
+    K_lb = mean_lower_bound_expr(x0, mu, c * eps**2, eps)
     lim = sp.limit(eps**2 * K_lb, eps, 0, "+")
     steps.append(
         Step(
