@@ -21,7 +21,7 @@ import sympy as sp
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from sgmcmc_verify.claims import run_check, svrhmc
+from sgmcmc_verify.claims import decide, run_check, svrhmc
 from sgmcmc_verify.claims.svrhmc import BoundParams, Region
 
 # --------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def test_l1_verdicts(l1):
     assert v["eq. (9) with the dropped factor restored"] == "confirmed"
     assert v["eq. (9) with constant (nKbL/(nKbL − 1))²"] == "confirmed"
     assert v["algebra (sympy)"] == "confirmed"
-    assert all(p.rule for p in l1.parts)  # every part decided by a decision builder
+    assert all(decide.is_decided(p.rule) for p in l1.parts)  # every part through a builder
     assert l1.params["regime"] == svrhmc.L1_REGIME
     assert l1.alpha is None  # exact: no statistical test
 
@@ -168,6 +168,7 @@ def test_cor3_verdicts(cor3):
     assert lit.counterexample["parameters"]["b"] == 10
     assert lit.counterexample["LHS/RHS"] > 9e4
     assert "D ≥ 1/(L√h)" in lit.erratum["corrected"]
+    assert all(decide.is_decided(p.rule) for p in cor3.parts)  # every part through a builder
 
 
 def test_errata_commands_reproduce_the_counterexamples(l1, cor3):
@@ -419,6 +420,19 @@ def test_hypothesis_finds_and_shrinks_a_violation(region, factor, eq):
     assert paper_region(as_dict(p), **opts)
     lhs, rhs_ld = paper_sides(as_dict(p))
     assert lhs > paper_factor(eq, as_dict(p)) * rhs_ld
+
+
+def test_algebra_part_reads_the_step_by_step_check(monkeypatch):
+    # the corrected bound and a·nKbL = (nKLh)³ come from proofs.svrhmc_lemma1.lemma1_steps:
+    # if that check failed, the explanations built on it would be wrong → error, not a verdict
+    assert svrhmc._algebra_part().verdict == "confirmed"
+    steps = dict(svrhmc._b3_steps())
+    steps["(9) with the factor restored"] = dataclasses.replace(
+        steps["(9) with the factor restored"], holds=False
+    )
+    monkeypatch.setattr(svrhmc, "_b3_steps", lambda: steps)
+    part = svrhmc._algebra_part()
+    assert part.verdict == "error" and "(9) with the factor restored" in part.reading
 
 
 def test_algebra_is_not_vacuous(monkeypatch):

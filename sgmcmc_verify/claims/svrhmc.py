@@ -39,14 +39,18 @@ identity is false, which it is not.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
+import mpmath
 import numpy as np
 import sympy as sp
+from scipy import optimize
 
 from ..algorithms import Sampler
 from ..estimators import Estimator, Minibatch
@@ -55,6 +59,7 @@ from ..problems.base import Problem
 from ..problems.gaussian import GaussianQuadratic, gaussian_differing
 from ..problems.linear_regression import linear_regression_synthetic
 from ..problems.logistic import logistic_regression_synthetic
+from ..proofs import by_name
 from ..proofs import svrhmc_lemma1 as lemma1
 from ..proofs import svrhmc_splitting as splitting
 from ..registry import make_sampler
@@ -1378,20 +1383,10 @@ def _prior_part(seed: int) -> Part:
 # SVRHMC-L1 and SVRHMC-COR3: Lemma 1 (eqs. (9)–(10)) and Corollary 3 (eq. (11))
 # ======================================================================================
 #
-# This section was appended to a finished module, so its imports sit here rather than
-# in the block at the top.  Every verdict below is decided in exact rational arithmetic:
+# Every verdict below is decided in exact rational arithmetic:
 # G enters R^HMC, R^LD and the assumption before Lemma 1 only as G² (R^HMC squares
 # √(n²G² + D²d)), and T multiplies both sides, so with G² as the parameter both sides are
 # rational functions of rational inputs.  Floats only steer the search.
-
-import functools  # noqa: E402
-from fractions import Fraction  # noqa: E402
-
-import mpmath  # noqa: E402
-from scipy import optimize  # noqa: E402
-
-from ..proofs import by_name  # noqa: E402
-from ..proofs.svrhmc_lemma1 import lemma1_steps  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -1433,6 +1428,11 @@ class BoundParams:
         """``nKbL``, which the proof of Lemma 1 (B.3) assumes ``≫ 10``; the Lemma does not."""
         return self.n * self.K * self.b * self.L
 
+    def point(self) -> dict[str, Any]:
+        """The point as :mod:`sgmcmc_verify.proofs.svrhmc_lemma1` takes it (``G2`` for G²)."""
+        names = ("n", "b", "K", "d", "L", "G2", "h", "D")
+        return {k: getattr(self, k) for k in names}
+
     def to_dict(self) -> dict[str, Any]:
         """Exact values (rationals as ``"p/q"`` strings) and floats for reading."""
         out: dict[str, Any] = {"n": self.n, "b": self.b, "K": self.K, "d": self.d}
@@ -1455,18 +1455,16 @@ Factor = Callable[[BoundParams], Fraction]
 
 
 def r_hmc(p: BoundParams) -> Fraction:
-    """``T·R^HMC = (L²n²K²h²/b)·(n²G² + D²d)/(D − L²n²K²h³/b)²`` (Lemma 1; eq. (7)).
+    """``T·R^HMC`` (Lemma 1; eq. (7)): :func:`sgmcmc_verify.proofs.svrhmc_lemma1.r_hmc`.
 
-    ``(√(n²G² + D²d))²`` is written out, so the value is exact for rational
-    inputs.  Works on sympy symbols too (used by :func:`l1_algebra`).
+    Exact for rational inputs; works on sympy symbols too (used by :func:`l1_algebra`).
     """
-    lead = p.L**2 * p.n**2 * p.K**2 * p.h**2 / p.b
-    return lead * (p.n**2 * p.G2 + p.D**2 * p.d) / (p.D - p.a) ** 2
+    return lemma1.r_hmc(p.point())
 
 
 def r_ld(p: BoundParams) -> Fraction:
-    """``T·R^LD = n²K²(n²L²h²G² + hd)/b`` (Lemma 1; eq. (8), Theorem 3)."""
-    return p.n**2 * p.K**2 * (p.n**2 * p.L**2 * p.h**2 * p.G2 + p.h * p.d) / p.b
+    """``T·R^LD`` (Lemma 1; eq. (8)): :func:`sgmcmc_verify.proofs.svrhmc_lemma1.r_ld`."""
+    return lemma1.r_ld(p.point())
 
 
 def factor_eq9(p: BoundParams) -> Fraction:
@@ -1489,10 +1487,10 @@ def factor_dropped(p: BoundParams) -> Fraction:
 
     B.3 bounds the denominator by ``D − L²n²K²h³/b ≫ 0.9D`` and then divides by
     ``D²`` as if the subtracted term were 0.  Restoring ``(D/(D − a))²`` gives a
-    statement that holds, strictly, on the whole region (:func:`l1_algebra`, the
-    ``(b/n²K²)[D²M·R^LD − (D − a)²R^HMC]`` identity).
+    statement that holds, strictly, on the whole region (the step "(9) with the factor
+    restored" of :func:`sgmcmc_verify.proofs.svrhmc_lemma1.lemma1_steps`).
     """
-    return (p.D / (p.D - p.a)) ** 2 * factor_eq9(p)
+    return lemma1.dropped_factor(p.point()) * factor_eq9(p)
 
 
 def factor_proof_constant(p: BoundParams) -> Fraction:
@@ -1542,19 +1540,12 @@ class Region:
         ints = (p.n, p.b, p.K, p.d)
         if not all(isinstance(v, int) and v >= 1 for v in ints):
             out.append("n, b, K, d positive integers")
-        if p.b > p.n:
-            out.append("b ≤ n")
         if not all(v > 0 for v in (p.L, p.G2, p.h, p.D)):
             out.append("L, G², h, D > 0")
             return out  # the rest divides by these
-        checks = {
-            "D ≥ 1": p.D >= 1,
-            "Dh < 1": p.D * p.h < 1,
-            "h < 1": p.h < 1,
-            "D − L²n²K²h³/b > 0": p.D - p.a > 0,
-            "n²G² > n²K²(n²L²h²G² + hd)": p.n**2 * p.G2
-            > p.n**2 * p.K**2 * (p.n**2 * p.L**2 * p.h**2 * p.G2 + p.h * p.d),
-        }
+        # Lemma 1's hypotheses (proofs.svrhmc_lemma1.in_region), plus h < 1 (§4)
+        out += [v.replace("D − a", "D − L²n²K²h³/b") for v in lemma1.in_region(p.point())]
+        checks = {"h < 1": p.h < 1}
         if self.eq10:
             checks["D ≥ 1/(L√h)"] = p.D**2 * p.L**2 * p.h >= 1
         if self.cor3:
@@ -1935,24 +1926,21 @@ def _counterexample(
 def l1_algebra() -> dict[str, bool]:
     """The algebra behind the verdicts, in sympy, on the module's own :func:`r_hmc`, :func:`r_ld`.
 
-    Returns a dict ``fact → holds``.  The facts (SVRHMC Lemma 1, eqs. (7)–(10), B.3):
+    Returns a dict ``fact → holds``.  The facts (SVRHMC Lemma 1, eqs. (7)–(10), B.3) that
+    the step-by-step proof check does not already hold (``a·nKbL = (nKLh)³`` and the
+    corrected bound (9) with the factor restored are its steps, :data:`_ALGEBRA_STEPS`):
 
     * the ratio depends on G, d only through ``x = n²G²/d``:
       ``R^HMC/R^LD = L²h²(x + D²)/((D − a)²(L²h²x + h))``, ``a = L²n²K²h³/b``;
     * it is monotone in x with the sign of ``1 − D²L²h`` (so eq. (10)'s condition
       is exactly where it decreases in G);
     * the assumption before Lemma 1 is ``G²(1 − (nKLh)²) > K²hd``;
-    * ``a·nKbL = (nKLh)³``, so ``a < 1/(nKbL)`` on the region;
     * ``lim_{G→∞} R^HMC/(R^LD/D²) = D²/(D − a)²``, which is > 1: eq. (9) fails for
       large G wherever ``1/D² ≥ L/(nK)``;
-    * the corrected bound: ``(b/(n²K²))[D²M R^LD − (D − a)²R^HMC] =
-      (D²M − 1)n²L²h²G² + D²hd(M − L²h)``, and ``L/(nK) − L²h = L(1 − nKLh)/(nK)``;
-      with ``M = max{1/D², L/(nK)}`` both terms are ≥ 0 and the second > 0, so
-      ``R^HMC < (D/(D − a))²·M·R^LD`` on the whole region;
     * the family ``n = K = b = d = L = D = 1``: ``sup_G ratio = 1/(1 − h³)² → ∞`` as
       ``h → 1⁻``, so no constant repairs eq. (9) on the region.
     """
-    n, b, K, d, L, h, D, x, M, G2 = sp.symbols("n b K d L h D x M G2", positive=True)
+    n, b, K, d, L, h, D, x, G2 = sp.symbols("n b K d L h D x G2", positive=True)
     p = BoundParams(n, b, K, d, L, G2, h, D)  # type: ignore[arg-type]  # symbols, same formulas
     a = p.a
 
@@ -1963,7 +1951,6 @@ def l1_algebra() -> dict[str, bool]:
     form = L**2 * h**2 * (x + D**2) / ((D - a) ** 2 * (L**2 * h**2 * x + h))
     deriv = L**2 * h**3 * (1 - D**2 * L**2 * h) / ((D - a) ** 2 * (L**2 * h**2 * x + h) ** 2)
     assumption = n**2 * G2 - n**2 * K**2 * (n**2 * L**2 * h**2 * G2 + h * d)
-    gap = b / (n**2 * K**2) * (D**2 * M * r_ld(p) - (D - a) ** 2 * r_hmc(p))
     family = (1 / (D - a) ** 2).subs({n: 1, K: 1, b: 1, L: 1, D: 1})
     return {
         "R^HMC/R^LD = L²h²(x + D²)/((D − a)²(L²h²x + h)), x = n²G²/d": zero(
@@ -1973,15 +1960,8 @@ def l1_algebra() -> dict[str, bool]:
         "assumption ⟺ G²(1 − (nKLh)²) > K²hd": zero(
             assumption - n**2 * (G2 * (1 - (n * K * L * h) ** 2) - K**2 * h * d)
         ),
-        "a·nKbL = (nKLh)³": zero(a * n * K * b * L - (n * K * L * h) ** 3),
         "lim_{G→∞} R^HMC/(R^LD/D²) = D²/(D − a)²": zero(
             sp.limit(ratio * D**2, G2, sp.oo) - D**2 / (D - a) ** 2
-        ),
-        "(b/n²K²)[D²M·R^LD − (D − a)²R^HMC] = (D²M − 1)n²L²h²G² + D²hd(M − L²h)": zero(
-            gap - ((D**2 * M - 1) * n**2 * L**2 * h**2 * G2 + D**2 * h * d * (M - L**2 * h))
-        ),
-        "L/(nK) − L²h = L(1 − nKLh)/(nK)": zero(
-            L / (n * K) - L**2 * h - L * (1 - n * K * L * h) / (n * K)
         ),
         "n=K=b=d=L=D=1: sup_G ratio = 1/(1 − h³)² → ∞ as h → 1⁻": zero(family - 1 / (1 - h**3) ** 2)
         and sp.limit(family, h, 1, "-") == sp.oo,
@@ -2092,10 +2072,15 @@ def _corrected_part(
     return part, s
 
 
+#: The steps of :func:`sgmcmc_verify.proofs.svrhmc_lemma1.lemma1_steps` behind the readings.
+_ALGEBRA_STEPS = ("a·nKbL = (nKLh)³", "(9) with the factor restored", "= hd·L/(nK)")
+
+
 def _algebra_part() -> Part:
-    """The facts of :func:`l1_algebra` as a Part (``error`` if one fails: the other
-    verdicts' explanations rest on them)."""
-    facts = l1_algebra()
+    """The facts of :func:`l1_algebra` and :data:`_ALGEBRA_STEPS` as a Part (``error`` if
+    one fails: the other verdicts' explanations rest on them)."""
+    steps = _b3_steps()
+    facts = {**l1_algebra(), **{f"B.3 step '{k}'": steps[k].holds for k in _ALGEBRA_STEPS}}
     return decide.exact_comparison(
         "algebra (sympy)",
         "the identities behind the readings hold symbolically",
@@ -2134,7 +2119,7 @@ _L1_CMD = (
 @functools.lru_cache(maxsize=1)
 def _b3_steps() -> dict[str, Any]:
     """B.3 checked step by step (:func:`sgmcmc_verify.proofs.svrhmc_lemma1.lemma1_steps`)."""
-    return by_name(lemma1_steps())
+    return by_name(lemma1.lemma1_steps())
 
 
 #: The steps of B.3 that prove the constant (10/9)² (the proofs package's names).

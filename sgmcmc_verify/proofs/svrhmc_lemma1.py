@@ -109,15 +109,23 @@ def _a(p: dict[str, Any]) -> Any:
     return p["L"] ** 2 * p["n"] ** 2 * p["K"] ** 2 * p["h"] ** 3 / p["b"]
 
 
+def _g2(p: dict[str, Any]) -> Any:
+    """``G²``: given as ``p["G2"]`` (exact rational G² with irrational G) or as ``p["G"]``."""
+    return p["G2"] if "G2" in p else p["G"] ** 2
+
+
 def r_hmc(p: dict[str, Any]) -> Any:
-    """``T·R^HMC = (L²n²K²h²/b)(n²G² + D²d)/(D − a)²`` (Lemma 1; eq. (7)), exact or symbolic."""
+    """``T·R^HMC = (L²n²K²h²/b)(n²G² + D²d)/(D − a)²`` (Lemma 1; eq. (7)), exact or symbolic.
+
+    ``(√(n²G² + D²d))²`` is written out, so the value is exact for rational inputs.
+    """
     lead = p["L"] ** 2 * p["n"] ** 2 * p["K"] ** 2 * p["h"] ** 2 / p["b"]
-    return lead * (p["n"] ** 2 * p["G"] ** 2 + p["D"] ** 2 * p["d"]) / (p["D"] - _a(p)) ** 2
+    return lead * (p["n"] ** 2 * _g2(p) + p["D"] ** 2 * p["d"]) / (p["D"] - _a(p)) ** 2
 
 
 def r_ld(p: dict[str, Any]) -> Any:
     """``T·R^LD = n²K²(n²L²h²G² + hd)/b`` (Lemma 1; eq. (8))."""
-    inner = p["n"] ** 2 * p["L"] ** 2 * p["h"] ** 2 * p["G"] ** 2 + p["h"] * p["d"]
+    inner = p["n"] ** 2 * p["L"] ** 2 * p["h"] ** 2 * _g2(p) + p["h"] * p["d"]
     return p["n"] ** 2 * p["K"] ** 2 * inner / p["b"]
 
 
@@ -133,10 +141,10 @@ def in_region(p: dict[str, Fraction]) -> list[str]:
         "Dh < 1": p["D"] * p["h"] < 1,
         "b ≤ n": p["b"] <= p["n"],
         "D − a > 0": p["D"] - _a(p) > 0,
-        "n²G² > n²K²(n²L²h²G² + hd)": p["n"] ** 2 * p["G"] ** 2
+        "n²G² > n²K²(n²L²h²G² + hd)": p["n"] ** 2 * _g2(p)
         > p["n"] ** 2
         * p["K"] ** 2
-        * (p["n"] ** 2 * p["L"] ** 2 * p["h"] ** 2 * p["G"] ** 2 + p["h"] * p["d"]),
+        * (p["n"] ** 2 * p["L"] ** 2 * p["h"] ** 2 * _g2(p) + p["h"] * p["d"]),
     }
     return [k for k, ok in checks.items() if not ok]
 
