@@ -29,7 +29,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgmcmc_verify import registry
-from sgmcmc_verify.claims import run_check, sgnht_thermostat
+from sgmcmc_verify.claims import decide, run_check, sgnht_thermostat
 from sgmcmc_verify.claims.sgnht_thermostat import (
     TemperedDoubleWell,
     check_dw,
@@ -98,6 +98,12 @@ def verdicts(parts):
     return {p.name: p.verdict for p in parts}
 
 
+def assert_decided(result):
+    """Every part went through a builder of :mod:`sgmcmc_verify.claims.decide` (issue 12)."""
+    hand = [p.name for p in result.parts if not decide.is_decided(p.rule)]
+    assert not hand, hand
+
+
 # --------------------------------------------------------------------------------------
 # SGNHT-THERMAL
 # --------------------------------------------------------------------------------------
@@ -125,6 +131,9 @@ def test_thermal_holds_at_every_h(thermal):
         assert m.value > 5 * m.stderr
     json.dumps(thermal.to_dict())
     assert thermal.alpha == sgnht_thermostat.ALPHA
+    # per h a statistical test with its power, against fixed friction's O(h) deviation
+    assert_decided(thermal)
+    assert {p.rule for p in thermal.parts} == {"all_of(statistical, statistical, statistical)"}
 
 
 def test_thermal_refutes_a_thermostat_without_one_over_n():
@@ -167,6 +176,18 @@ def test_xi_verdicts(xi):
     assert v["law of Ξ (matrix thermostat)"] == "qualified"
     assert xi.verdict == "qualified"
     json.dumps(xi.to_dict())
+    assert_decided(xi)
+    # the qualified parts are qualified by exact derivations (b* ≠ 0; the symmetric-Ξ law
+    # outside the paper's regime), each with its corrected statement, not by a test that
+    # resolves a bias at one sample size and not at another
+    for label in ("1-D Gaussian, A = 1, B = 1", "2-D Gaussian, A = 0.5, B = 1"):
+        part = xi.part(f"O(h) term of E[ξ] ({label})")
+        assert part.measured["no O(h) term: verdict"].value == "qualified"
+        assert part.measured["measured b = derived b*: verdict"].value == "confirmed"
+        assert "(h/2)((A + B)² − 1/n)" in part.erratum["corrected"]
+    law = xi.part("law of Ξ (matrix thermostat)")
+    assert law.measured["paper's 1/μ off the diagonal: verdict"].value == "qualified"
+    assert "1/(2μ)" in law.erratum["corrected"]
 
 
 def test_xi_refutes_half_injected_noise():
@@ -242,9 +263,11 @@ def test_dw_verdicts(dw):
     one = dw.part("ξ = 1 samples correctly").measured
     assert one["E[K]: E[K] target"].value == pytest.approx(0.5 / (1 - 0.01 / 2), abs=1e-4)
     stick = dw.part("ξ = 10 sticks in one well").measured
-    assert stick["well switches / exposure"].ci[1] * sgnht_thermostat.T_PAPER < 1
+    assert stick["no switching: well switches / exposure"].ci[1] * sgnht_thermostat.T_PAPER < 1
     hot = dw.part("ξ = 0.1 overheats").measured
-    assert abs(hot["E[K]"].value - 5.0) < 5 * hot["E[K]"].stderr  # temperature B/ξ = 10
+    k_hot = hot["E[K] > 0.5: E[K]"]
+    assert abs(k_hot.value - 5.0) < 5 * k_hot.stderr  # temperature B/ξ = 10
+    assert_decided(dw)
     json.dumps(dw.to_dict())
 
 
@@ -408,3 +431,77 @@ def test_full_profile(claim, fn):
 def test_dw_full_profile():
     r = run_check("SGNHT-DW", check_dw, profile="full", seed=1)
     assert r.verdict in ("confirmed", "qualified"), r.reading
+
+
+# --------------------------------------------------------------------------------------
+# The decision pieces (issue 12), on small synthetic inputs
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m", [50, 3000])
+def test_shape_transforms_match_scipy(m):
+    x = np.random.default_rng(m).standard_normal(m) ** 3  # heavy tails, skewed sign-free
+    z_s = sgnht_thermostat._skew_z(float(scipy.stats.skew(x)), m)
+    z_k = sgnht_thermostat._kurt_z(float(scipy.stats.kurtosis(x, fisher=False)), m)
+    assert z_s == pytest.approx(scipy.stats.skewtest(x).statistic, rel=1e-12)
+    assert z_k == pytest.approx(scipy.stats.kurtosistest(x).statistic, rel=1e-12)
+
+
+def test_shape_parts_confirm_a_gaussian_and_refute_an_exponential():
+    budget = sgnht_thermostat._Budget(22)
+    rng = np.random.default_rng(7)
+    gauss = sgnht_thermostat._shape_parts(rng.standard_normal(3000), budget)
+    assert {k: p.verdict for k, p in gauss.items()} == {
+        "skewness": "confirmed",
+        "excess kurtosis": "confirmed",
+    }
+    expo = sgnht_thermostat._shape_parts(rng.exponential(size=3000), budget)
+    assert {p.verdict for p in expo.values()} == {"refuted"}  # skewness 2, excess kurtosis 6
+    # at 100 draws the tests cannot see a skewness of 0.5: no confirmation without power
+    small = sgnht_thermostat._shape_parts(rng.standard_normal(100), budget)
+    assert small["skewness"].verdict == "qualified"
+
+
+def test_limit_part_refutes_a_planted_shift_and_needs_power_to_confirm():
+    """E(h) = 2 + 1.5h exactly, with SE s per h: the h → 0 limit is 2."""
+    hs = np.array([0.02, 0.04, 0.08])
+    budget = sgnht_thermostat._Budget(22)
+    kw = {"effect": 0.2, "effect_label": "|shift|", "what": "E[ξ]"}
+
+    def part(target, s):
+        vals = 2 + 1.5 * hs
+        return sgnht_thermostat._limit_part("p", "e", hs, vals, np.full(3, s), target, budget, **kw)
+
+    assert part(2.0, 0.002).verdict == "confirmed"
+    assert part(2.1, 0.002).verdict == "refuted"  # a shift of half the meaningful effect
+    assert part(2.0, 0.2).verdict == "qualified"  # MDE far above 0.2
+    assert part(2.0, 0.002).rule == "statistical"
+
+
+def _xi_res(mean, var, b, hs, m=4000, seed=0):
+    """Synthetic per-chain moments: ξ ~ N(mean + b h, var) per chain, 50 draws each."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for h in hs:
+        x = rng.normal(mean + b * h, math.sqrt(var), size=(m, 50))
+        out.append({"m1": x.mean(axis=1), "m2": (x * x).mean(axis=1), "last": x[:, -1]})
+    return out
+
+
+def test_xi_parts_on_synthetic_chains():
+    """The three scalar parts decide as stated: the derived O(h) term qualifies the literal
+    statement; a wrong slope or a wrong variance refutes."""
+    hs = np.array([0.02, 0.04, 0.08])
+    budget = sgnht_thermostat._Budget(22)
+    D, n = 2.0, 1
+    b_star = derived_xi_slope(D, n)
+    good = sgnht_thermostat._xi_parts("s", _xi_res(D, 1.0, b_star, hs), hs, D, n, budget)
+    assert [p.verdict for p in good] == ["confirmed", "qualified", "confirmed"]
+    assert all(decide.is_decided(p.rule) for p in good)
+    assert good[1].erratum is not None
+    old_p = derived_xi_slope(D, n, old_p=True)
+    bad = sgnht_thermostat._xi_parts("s", _xi_res(D, 1.0, old_p, hs), hs, D, n, budget)
+    assert bad[1].verdict == "refuted"
+    wide = sgnht_thermostat._xi_parts("s", _xi_res(D, 1.5, b_star, hs), hs, D, n, budget)
+    assert wide[2].verdict == "refuted"
+    assert wide[2].measured["variance: verdict"].value == "refuted"
