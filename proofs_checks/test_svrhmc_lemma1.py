@@ -257,3 +257,11 @@ def test_corollary2_without_replacement(nn, bb):
 def test_corollary2_without_replacement_needs_a_subset():
     with pytest.raises(ValueError, match="1 ≤ b ≤ n"):
         pr.corollary2_without_replacement(2, 3)
+
+
+def test_r_hmc_takes_g_or_its_square():
+    # the claim module passes G² (rational where G is not); both forms give the same sides
+    pt = dict(pr.POINT_NKBL10)
+    with_g2 = {k: v for k, v in pt.items() if k != "G"} | {"G2": pt["G"] ** 2}
+    assert pr.r_hmc(with_g2) == pr.r_hmc(pt) and pr.r_ld(with_g2) == pr.r_ld(pt)
+    assert pr.in_region(with_g2) == pr.in_region(pt) == []
