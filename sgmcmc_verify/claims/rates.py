@@ -29,8 +29,14 @@ the same seed gives the same index and noise draws at every ``h``):
 * the MSE of the time average of ``θ²`` at fixed ``T`` against ``h``, and its
   split into ``bias²`` (exact) and variance, with the horizon ``T*`` beyond which
   the bias term dominates;
-* the bias order of the implementation itself (WLS fit with CI), which is what
-  rejects a planted splitting bug.
+* the bias order of the implementation: decided by the exact order, cross-checked by
+  Monte Carlo (the fitted slope against the exact chain's slope over the same h, or the
+  per-h tests), which is what rejects a planted splitting bug.
+
+Every part is decided by a builder of :mod:`~sgmcmc_verify.claims.decide` (issue 12):
+orders by :func:`order_part` (``order_from_limits`` on exact values, never a fitted
+exponent), Monte Carlo by ``statistical_test`` with its power; :func:`rate_parts` makes
+the four parts of every SVRHMC MSE claim.
 """
 
 from __future__ import annotations
@@ -62,6 +68,9 @@ __all__ = [
     "check_t6",
     "check_vr",
     "exact_bias",
+    "exact_order",
+    "order_part",
+    "rate_parts",
     "split_chain",
 ]
 
