@@ -265,3 +265,9 @@ def test_r_hmc_takes_g_or_its_square():
     with_g2 = {k: v for k, v in pt.items() if k != "G"} | {"G2": pt["G"] ** 2}
     assert pr.r_hmc(with_g2) == pr.r_hmc(pt) and pr.r_ld(with_g2) == pr.r_ld(pt)
     assert pr.in_region(with_g2) == pr.in_region(pt) == []
+
+
+def test_ratio_steps_hold():
+    # the analysis of (9)–(11) the claim check relies on: every fact holds (our reading)
+    steps = pr.ratio_steps()
+    assert len(steps) == 5 and all(st.holds for st in steps), [st.name for st in steps]

@@ -436,13 +436,14 @@ def test_algebra_part_reads_the_step_by_step_check(monkeypatch):
 
 
 def test_algebra_is_not_vacuous(monkeypatch):
-    # a wrong R^HMC (denominator D instead of D − a) must break the identities
+    # a wrong R^HMC (denominator D instead of D − a) in the proof module must break the facts
     assert all(svrhmc.l1_algebra().values())
-    monkeypatch.setattr(
-        svrhmc,
-        "r_hmc",
-        lambda p: p.L**2 * p.n**2 * p.K**2 * p.h**2 / p.b * (p.n**2 * p.G2 + p.D**2 * p.d) / p.D**2,
-    )
+
+    def wrong(p):
+        lead = p["L"] ** 2 * p["n"] ** 2 * p["K"] ** 2 * p["h"] ** 2 / p["b"]
+        return lead * (p["n"] ** 2 * p["G2"] + p["D"] ** 2 * p["d"]) / p["D"] ** 2
+
+    monkeypatch.setattr(svrhmc.lemma1, "r_hmc", wrong)
     broken = svrhmc.l1_algebra()
     assert not broken["R^HMC/R^LD = L²h²(x + D²)/((D − a)²(L²h²x + h)), x = n²G²/d"]
     assert not broken["lim_{G→∞} R^HMC/(R^LD/D²) = D²/(D − a)²"]

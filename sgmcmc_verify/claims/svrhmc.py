@@ -1455,10 +1455,7 @@ Factor = Callable[[BoundParams], Fraction]
 
 
 def r_hmc(p: BoundParams) -> Fraction:
-    """``T·R^HMC`` (Lemma 1; eq. (7)): :func:`sgmcmc_verify.proofs.svrhmc_lemma1.r_hmc`.
-
-    Exact for rational inputs; works on sympy symbols too (used by :func:`l1_algebra`).
-    """
+    """``T·R^HMC`` (Lemma 1; eq. (7)): :func:`sgmcmc_verify.proofs.svrhmc_lemma1.r_hmc`."""
     return lemma1.r_hmc(p.point())
 
 
@@ -1924,48 +1921,10 @@ def _counterexample(
 
 
 def l1_algebra() -> dict[str, bool]:
-    """The algebra behind the verdicts, in sympy, on the module's own :func:`r_hmc`, :func:`r_ld`.
-
-    Returns a dict ``fact → holds``.  The facts (SVRHMC Lemma 1, eqs. (7)–(10), B.3) that
-    the step-by-step proof check does not already hold (``a·nKbL = (nKLh)³`` and the
-    corrected bound (9) with the factor restored are its steps, :data:`_ALGEBRA_STEPS`):
-
-    * the ratio depends on G, d only through ``x = n²G²/d``:
-      ``R^HMC/R^LD = L²h²(x + D²)/((D − a)²(L²h²x + h))``, ``a = L²n²K²h³/b``;
-    * it is monotone in x with the sign of ``1 − D²L²h`` (so eq. (10)'s condition
-      is exactly where it decreases in G);
-    * the assumption before Lemma 1 is ``G²(1 − (nKLh)²) > K²hd``;
-    * ``lim_{G→∞} R^HMC/(R^LD/D²) = D²/(D − a)²``, which is > 1: eq. (9) fails for
-      large G wherever ``1/D² ≥ L/(nK)``;
-    * the family ``n = K = b = d = L = D = 1``: ``sup_G ratio = 1/(1 − h³)² → ∞`` as
-      ``h → 1⁻``, so no constant repairs eq. (9) on the region.
-    """
-    n, b, K, d, L, h, D, x, G2 = sp.symbols("n b K d L h D x G2", positive=True)
-    p = BoundParams(n, b, K, d, L, G2, h, D)  # type: ignore[arg-type]  # symbols, same formulas
-    a = p.a
-
-    def zero(e: sp.Expr) -> bool:
-        return sp.cancel(sp.together(e)) == 0
-
-    ratio = r_hmc(p) / r_ld(p)
-    form = L**2 * h**2 * (x + D**2) / ((D - a) ** 2 * (L**2 * h**2 * x + h))
-    deriv = L**2 * h**3 * (1 - D**2 * L**2 * h) / ((D - a) ** 2 * (L**2 * h**2 * x + h) ** 2)
-    assumption = n**2 * G2 - n**2 * K**2 * (n**2 * L**2 * h**2 * G2 + h * d)
-    family = (1 / (D - a) ** 2).subs({n: 1, K: 1, b: 1, L: 1, D: 1})
-    return {
-        "R^HMC/R^LD = L²h²(x + D²)/((D − a)²(L²h²x + h)), x = n²G²/d": zero(
-            ratio.subs(G2, x * d / n**2) - form
-        ),
-        "∂/∂x of it = L²h³(1 − D²L²h)/((D − a)²(L²h²x + h)²)": zero(sp.diff(form, x) - deriv),
-        "assumption ⟺ G²(1 − (nKLh)²) > K²hd": zero(
-            assumption - n**2 * (G2 * (1 - (n * K * L * h) ** 2) - K**2 * h * d)
-        ),
-        "lim_{G→∞} R^HMC/(R^LD/D²) = D²/(D − a)²": zero(
-            sp.limit(ratio * D**2, G2, sp.oo) - D**2 / (D - a) ** 2
-        ),
-        "n=K=b=d=L=D=1: sup_G ratio = 1/(1 − h³)² → ∞ as h → 1⁻": zero(family - 1 / (1 - h**3) ** 2)
-        and sp.limit(family, h, 1, "-") == sp.oo,
-    }
+    """The algebra behind the verdicts: ``fact → holds``, from
+    :func:`sgmcmc_verify.proofs.svrhmc_lemma1.ratio_steps` (how R^HMC/R^LD depends on G,
+    its limit as G → ∞, the family on which no constant repairs eq. (9))."""
+    return {st.name: st.holds for st in lemma1.ratio_steps()}
 
 
 # -- the checks ---------------------------------------------------------------------------

@@ -63,6 +63,7 @@ __all__ = [
     "lemma1_steps",
     "r_hmc",
     "r_ld",
+    "ratio_steps",
     "theorem2_steps",
     "theorem4_steps",
 ]
@@ -771,6 +772,64 @@ def lemma1_steps() -> list[Step]:
         )
     )
     return steps
+
+
+def ratio_steps() -> list[Step]:
+    """The ratio ``R^HMC/R^LD`` as a function of G: the facts behind the verdicts on (9)–(11).
+
+    Not displayed steps of the paper but the analysis of its bound: the ratio depends on
+    G, d only through ``x = n²G²/d``; it is monotone in x with the sign of ``1 − D²L²h``
+    (so (10)'s condition is exactly where it decreases in G); the assumption before
+    Lemma 1 is ``G²(1 − (nKLh)²) > K²hd``; ``lim_{G→∞} R^HMC/(R^LD/D²) = D²/(D − a)² > 1``
+    (so (9) fails for large G wherever ``1/D² ≥ L/(nK)``); and on the family
+    ``n = K = b = d = L = D = 1`` the sup over G is ``1/(1 − h³)² → ∞`` as ``h → 1⁻``, so no
+    constant repairs (9) on the whole region (only inside B.3's ``nKbL ≥ 10``).
+    """
+    x, G2 = sp.symbols("x G2", positive=True)
+    pt = {"n": n, "b": b, "K": K, "d": d, "L": L, "G2": G2, "h": h, "D": D}
+    a = _a(pt)
+    ratio = r_hmc(pt) / r_ld(pt)
+    form = L**2 * h**2 * (x + D**2) / ((D - a) ** 2 * (L**2 * h**2 * x + h))
+    deriv = L**2 * h**3 * (1 - D**2 * L**2 * h) / ((D - a) ** 2 * (L**2 * h**2 * x + h) ** 2)
+    assumption = n**2 * G2 - n**2 * K**2 * (n**2 * L**2 * h**2 * G2 + h * d)
+    family = (1 / (D - a) ** 2).subs({n: 1, K: 1, b: 1, L: 1, D: 1})
+    eq = "Lemma 1, eqs. (7)–(10)"
+    return [
+        identity(
+            "R^HMC/R^LD = L²h²(x + D²)/((D − a)²(L²h²x + h)), x = n²G²/d",
+            eq,
+            ratio.subs(G2, x * d / n**2),
+            form,
+            "G and d enter only through x",
+        ),
+        identity(
+            "∂/∂x of it = L²h³(1 − D²L²h)/((D − a)²(L²h²x + h)²)",
+            eq,
+            sp.diff(form, x),
+            deriv,
+            "monotone in G with the sign of 1 − D²L²h",
+        ),
+        identity(
+            "assumption ⟺ G²(1 − (nKLh)²) > K²hd",
+            "the assumption before Lemma 1",
+            assumption,
+            n**2 * (G2 * (1 - (n * K * L * h) ** 2) - K**2 * h * d),
+            "both sides expanded",
+        ),
+        identity(
+            "lim_{G→∞} R^HMC/(R^LD/D²) = D²/(D − a)²",
+            "(9) as G → ∞",
+            sp.limit(ratio * D**2, G2, sp.oo),
+            D**2 / (D - a) ** 2,
+            "the limit exceeds 1: (9) fails for large G wherever 1/D² ≥ L/(nK)",
+        ),
+        Step(
+            "n=K=b=d=L=D=1: sup_G ratio = 1/(1 − h³)² → ∞ as h → 1⁻",
+            "(9) on the whole region",
+            is_zero(family - 1 / (1 - h**3) ** 2) and sp.limit(family, h, 1, "-") == sp.oo,
+            "no constant repairs (9) on the region: the sup over G is unbounded as h → 1⁻",
+        ),
+    ]
 
 
 def corollary3_steps() -> list[Step]:
