@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sgmcmc_verify import bugs
-from sgmcmc_verify.claims import decide
+from sgmcmc_verify.claims import decide, exp_common, exp_normal_gamma
 from sgmcmc_verify.claims import experiments as E
 
 
@@ -56,8 +56,8 @@ def test_normal_gamma_exact_bin_masses():
     from sgmcmc_verify.problems.sgnht_models import normal_gamma
 
     problem = normal_gamma(100, seed=0)
-    mu_e, g_e = E._ng_grid(problem)
-    P = E._ng_bin_masses(problem, mu_e, g_e)
+    mu_e, g_e = exp_normal_gamma.ng_grid(problem)
+    P = exp_normal_gamma.ng_bin_masses(problem, mu_e, g_e)
     post = problem.posterior
     scale = (post["b_N"] / (post["a_N"] * post["kappa_N"])) ** 0.5
     t = stats.t(2 * post["a_N"], loc=post["mu_N"], scale=scale)
@@ -244,5 +244,5 @@ def test_svrhmc_exp_sub_power_missing_decay():
         f"{n} passes": "refuted" for n in params["passes"]
     }
     zs = [p.measured[f"SVRG2nd-HMC < SVRG-LD: z @ {n} passes"].value for n in params["passes"]]
-    assert all(z < -E._zq() for z in zs), zs
+    assert all(z < -exp_common.z_one_sided() for z in zs), zs
     assert p.counterexample

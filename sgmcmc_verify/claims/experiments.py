@@ -16,7 +16,11 @@ exact posterior moments:
   never crossed, so the chains start symmetrically at ±ā).
 * SGNHT's Normal–Gamma panel (a substitute on an assumed (h, A) grid): KL of the
   Gaussian fit of θ = (μ, log γ) to the exact posterior moments, the paper's density
-  RMSE against exact bin masses (reported), and the autocorrelation time of μ + γ.
+  RMSE against exact bin masses (reported), and the autocorrelation time of μ + γ
+  (:mod:`sgmcmc_verify.claims.exp_normal_gamma`).
+
+The shared pieces (comparison rule, Monte Carlo SEs, data-pass budget, sampler factory)
+are in :mod:`sgmcmc_verify.claims.exp_common`.
 
 Comparison baselines that none of the four papers proposes (pSGLD, Li et al. 2016) come
 from :mod:`sgmcmc_verify.baselines` through the same ``make`` factory as the registry's
@@ -46,141 +50,39 @@ steps).  Algorithms are compared at equal data passes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
-from ..algorithms import Sampler
-from ..baselines import BASELINES, PSGLD_ALPHA, PSGLD_LAMBDA, make_baseline
+from ..baselines import PSGLD_ALPHA, PSGLD_LAMBDA
 from ..driver import run_sampler
 from ..problems.gaussian import gaussian_identical
 from ..problems.linear_regression import linear_regression_synthetic
 from ..problems.logistic import logistic_regression_synthetic
 from ..problems.mixture import agld_gmm
-from ..problems.sgnht_models import normal_gamma, normal_mean
-from ..registry import make_sampler
-from ..stats import ess
+from ..problems.sgnht_models import normal_mean
 from ..stats.multiplicity import bonferroni
 from . import decide
 from .catalogue import REGIMES
+from .exp_common import (
+    ALPHA,
+    N_BOOT,
+    SamplerFactory,
+    beats,
+    boot,
+    budget_steps,
+    default_make,
+    final_states,
+    fit_kl,
+    gauss_kl,
+    jackknife,
+    outcomes,
+    z_one_sided,
+)
+from .exp_normal_gamma import normal_gamma_panel
 from .result import Measurement, Part
 from .sgnht_thermostat import derived_xi_slope
-
-#: Level of each one-sided comparison.
-ALPHA = 0.01
-
-#: Bootstrap replicates for SEs of final-state functionals.
-N_BOOT = 200
-
-SamplerFactory = Callable[..., Sampler]
-
-
-def default_make(name: str, problem, *, h: float, **params: Any) -> Sampler:
-    """The package's sampler (tests pass a factory planting a bug in one algorithm).
-
-    Registry names go to :func:`~sgmcmc_verify.registry.make_sampler`; the comparison
-    baselines of :mod:`sgmcmc_verify.baselines` (``"psgld"``) to
-    :func:`~sgmcmc_verify.baselines.make_baseline`.
-    """
-    if name in BASELINES:
-        return make_baseline(name, problem, h=h, **params)
-    return make_sampler(name, problem, h=h, **params)
-
-
-# --------------------------------------------------------------------------------------
-# Helpers
-# --------------------------------------------------------------------------------------
-
-
-def gauss_kl(m: np.ndarray, S: np.ndarray, mt: np.ndarray, St: np.ndarray) -> float:
-    """``KL(N(m, S) ‖ N(mt, St))``."""
-    m, mt = np.atleast_1d(m), np.atleast_1d(mt)
-    S, St = np.atleast_2d(S), np.atleast_2d(St)
-    d = m.size
-    Sti = np.linalg.inv(St)
-    dm = mt - m
-    sign, logdet = np.linalg.slogdet(S)
-    if sign <= 0:
-        return math.inf
-    return float(0.5 * (np.trace(Sti @ S) + dm @ Sti @ dm - d + np.linalg.slogdet(St)[1] - logdet))
-
-
-def _fit_kl(x: np.ndarray, mt, St) -> float:
-    """KL of the Gaussian fitted to rows of ``x`` (n, d) to ``N(mt, St)``."""
-    return gauss_kl(x.mean(axis=0), np.cov(x, rowvar=False), mt, St)
-
-
-def _boot(x: np.ndarray, fn: Callable[[np.ndarray], float], rng) -> tuple[float, float]:
-    """``fn(x)`` and its bootstrap SE over the rows (independent chains) of ``x``."""
-    val = fn(x)
-    n = x.shape[0]
-    reps = [fn(x[rng.integers(0, n, n)]) for _ in range(N_BOOT)]
-    return float(val), float(np.std(reps, ddof=1))
-
-
-def _jackknife(per_group: list[np.ndarray], fn: Callable[[np.ndarray], float]):
-    """``fn`` of the pooled group averages and its jackknife SE over the groups."""
-    arr = np.stack(per_group)
-    g = arr.shape[0]
-    val = fn(arr.mean(axis=0))
-    loo = np.array([fn((arr.sum(axis=0) - arr[i]) / (g - 1)) for i in range(g)])
-    se = math.sqrt((g - 1) / g * np.sum((loo - loo.mean()) ** 2))
-    return float(val), float(se)
-
-
-def _zq() -> float:
-    return float(stats.norm.ppf(1 - ALPHA))
-
-
-def _beats(
-    name: str,
-    expectation: str,
-    winner: str,
-    losers: list[str],
-    metric: dict[str, tuple[float, float]],
-    metric_name: str,
-    extra: dict[str, Measurement] | None = None,
-) -> Part:
-    """Part for "``winner`` has a smaller ``metric`` than each of ``losers``".
-
-    One :func:`decide.ordering_test` per loser at level ``ALPHA`` (independent seeds, so
-    the SEs add in quadrature), combined by :func:`decide.all_of`: confirmed when every
-    ordering is significant, refuted when some opposite ordering is, qualified otherwise.
-    """
-    subs = {
-        f"{winner} < {los}": decide.ordering_test(
-            f"{winner} vs {los}",
-            f"{metric_name}({winner}) < {metric_name}({los})",
-            smaller=metric[winner],
-            larger=metric[los],
-            alpha=ALPHA,
-            effect_label=metric_name,
-            holds=f"{winner} significantly better than {los}",
-            fails=f"{los} significantly better than {winner}",
-            counterexample={k: metric[k] for k in (winner, los)},
-        )
-        for los in losers
-    }
-    values = {
-        f"{metric_name} {k}": Measurement(v[0], v[1], note="Monte Carlo SE")
-        for k, v in metric.items()
-    }
-    return decide.all_of(name, expectation, subs, extra=values | (extra or {}))
-
-
-def _final_states(make, name, problem, *, h, steps, chains, seed, theta0=None, **params):
-    """Draws recorded every ``steps // len`` ... (chains, draws, d); ``steps`` a list of
-    checkpoints (increasing), returned as {checkpoint: (chains, d)}."""
-    sampler = make(name, problem, h=h, **params)
-    cps = sorted(set(int(s) for s in steps))
-    last = cps[-1]
-    stride = math.gcd(*cps) if len(cps) > 1 else last
-    res = run_sampler(sampler, n_steps=last, chains=chains, seed=seed, theta0=theta0, thin=stride)
-    th = res.draws["theta"]
-    return {c: th[:, c // stride - 1] for c in cps}
-
 
 # --------------------------------------------------------------------------------------
 # SGNHT-GAUSS
@@ -239,7 +141,7 @@ def check_sgnht_gauss(
     correct — the thermostat compensates — but moves ξ by the missing diffusion: this Part
     is what sees it.
 
-    Normal–Gamma: see :func:`_normal_gamma_panel`.
+    Normal–Gamma: see :func:`normal_gamma_panel`.
     """
     problem = normal_mean(100, seed=seed)
     chains = 40 if profile == "quick" else 200
@@ -277,14 +179,14 @@ def check_sgnht_gauss(
                 def fn(mom):
                     return gauss_kl(mom[:1], np.array([[mom[1] - mom[0] ** 2]]), mt, St)
 
-                kl[alg][(h, A)] = _jackknife(per, fn)
+                kl[alg][(h, A)] = jackknife(per, fn)
                 if alg == "sgnht":
                     xs = res.draws["xi"]
-                    xi[(h, A)] = _jackknife(
+                    xi[(h, A)] = jackknife(
                         [np.array([g.mean()]) for g in np.array_split(xs, groups)],
                         lambda m: float(m[0]),
                     )
-    z = _zq()
+    z = z_one_sided()
 
     def acc(v):
         return v[0] + z * v[1] < KL_ACCURATE
@@ -401,7 +303,7 @@ def check_sgnht_gauss(
     # constant.  Where E[ξ] ≥ 2A is not significant, the factor c with E[ξ] ≥ 2A/c at both A
     # (lower one-sided bounds) is the constant that repairs it; c ≥ 2 would mean ξ is not
     # even larger than A, which no constant repairs.
-    z = _zq()
+    z = z_one_sided()
     twice = {
         A: decide.ordering_test(
             f"E[ξ] ≥ 2A, A={A:g}",
@@ -445,7 +347,7 @@ def check_sgnht_gauss(
         )
     )
     parts.append(_xi_absorbs_part(xi, pred_oh, xmeas))
-    ng_part, ng_params = _normal_gamma_panel(profile=profile, seed=seed, make=make)
+    ng_part, ng_params = normal_gamma_panel(profile=profile, seed=seed, make=make)
     parts.append(ng_part)
     return parts, {
         "alpha": ALPHA,
@@ -495,317 +397,8 @@ def _xi_absorbs_part(xi, pred_oh, xmeas) -> Part:
 
 
 # --------------------------------------------------------------------------------------
-# SGNHT-GAUSS, 4th panel: the Normal–Gamma substitute
-# --------------------------------------------------------------------------------------
-
-#: Grid of the density-error histogram: bins per axis in (μ, γ).
-NG_BINS = 20
-
-#: Practical margin of "lower autocorrelation time": τ must be below (1 − margin) times the
-#: other's.  At equal (h, A) SGNHT's friction ξ ≈ A + B_eff exceeds SGHMC's A, which raises
-#: its τ by a few per cent (B_eff/A ≈ 4 % at h = 0.001, A = 10); the claim is not about that.
-NG_TAU_MARGIN = 0.1
-#: "Similar accuracy": a dominating setting's KL is at most this factor times the other's,
-#: besides not being significantly higher.  Without the factor, a KL four times larger but
-#: with a wide standard error (quick profile: 0.022 against 0.005) counted as "similar",
-#: and the verdict flipped with the seed.
-NG_KL_FACTOR = 1.5
-
-
-def _ng_bin_masses(problem, mu_edges, g_edges) -> np.ndarray:
-    """Exact posterior mass of each (μ, γ) bin, by Gauss–Legendre quadrature in γ.
-
-    ``γ ~ Gamma(a_N, rate b_N)``, ``μ | γ ~ N(μ_N, 1/(κ_N γ))`` (the conjugate update,
-    :class:`~sgmcmc_verify.problems.sgnht_models.NormalGamma`), so a bin's mass is
-    ``∫ Gamma(γ) [Φ(…μ_hi) − Φ(…μ_lo)] dγ`` over the γ-bin; 16 nodes per bin (the
-    integrand is smooth, the total mass is checked in the tests).
-    """
-    post = problem.posterior
-    muN, kN, aN, bN = post["mu_N"], post["kappa_N"], post["a_N"], post["b_N"]
-    xg, wg = np.polynomial.legendre.leggauss(16)
-    out = np.zeros((len(mu_edges) - 1, len(g_edges) - 1))
-    for j in range(len(g_edges) - 1):
-        lo, hi = g_edges[j], g_edges[j + 1]
-        gg = 0.5 * (hi - lo) * xg + 0.5 * (hi + lo)
-        w = 0.5 * (hi - lo) * wg * stats.gamma.pdf(gg, aN, scale=1 / bN)
-        cdf = stats.norm.cdf((mu_edges[:, None] - muN) * np.sqrt(kN * gg[None, :]))
-        out[:, j] = ((cdf[1:] - cdf[:-1]) * w[None, :]).sum(axis=1)
-    return out
-
-
-def _ng_grid(problem) -> tuple[np.ndarray, np.ndarray]:
-    """Bin edges: μ_N ± 4 posterior SDs; γ between its 10⁻⁴ and 1 − 10⁻⁴ quantiles."""
-    post = problem.posterior
-    sd = math.sqrt(problem.exact["var_mu"].value)
-    mu_e = np.linspace(post["mu_N"] - 4 * sd, post["mu_N"] + 4 * sd, NG_BINS + 1)
-    q = stats.gamma.ppf([1e-4, 1 - 1e-4], post["a_N"], scale=1 / post["b_N"])
-    return mu_e, np.linspace(q[0], q[1], NG_BINS + 1)
-
-
-def _density_error(per_group: list[np.ndarray], exact: np.ndarray, area: float):
-    """RMSE over bins of the histogram density (pooled groups) against the exact density.
-
-    Returns ``(raw, floor, bias)``: the raw RMSE (the paper's quantity; it includes the
-    Monte Carlo noise), the noise floor ``√(mean_b Var p̂_b)/area`` with ``Var p̂_b``
-    estimated from the independent groups of chains, and ``√max(raw² − floor², 0)``.
-    """
-    arr = np.stack(per_group)  # (groups, bins, bins) of bin frequencies
-    g = arr.shape[0]
-    pooled = arr.mean(axis=0)
-    raw2 = float(np.mean((pooled - exact) ** 2))
-    floor2 = float(np.mean(arr.var(axis=0, ddof=1) / g))
-    return (
-        math.sqrt(raw2) / area,
-        math.sqrt(floor2) / area,
-        math.sqrt(max(raw2 - floor2, 0.0)) / area,
-    )
-
-
-def _tau_groups(obs: np.ndarray, groups: int, thin: int) -> tuple[float, float]:
-    """Integrated autocorrelation time (steps) of ``obs`` (chains, draws): mean ± SE over
-    groups of chains, each group's ``chains·draws/ESS`` (:func:`sgmcmc_verify.stats.ess`,
-    Geyer's initial monotone sequence) times ``thin``."""
-    taus = [g.size / float(ess(g)) * thin for g in np.array_split(obs, groups)]
-    return float(np.mean(taus)), float(np.std(taus, ddof=1) / math.sqrt(groups))
-
-
-def _normal_gamma_panel(*, profile: str, seed: int, make: SamplerFactory):
-    """SGNHT §5.1, second part (Figure 2, 4th panel), reproduced with *assumed* settings.
-
-    The paper: likelihood ``N(x_i | μ, γ⁻¹)``, prior ``N(μ | 0, γ)Gam(γ | 1, 1)``,
-    N = 100 draws of N(0, 1), Ñ = 10; "RMSE of the density estimation vs. the
-    autocorrelation time of the observable μ + γ under various h and A … SGNHT has
-    significantly lower autocorrelation time than SGHMC at similar sampling accuracy".
-    The (h, A) values are in appendix E, not in our text.  **Assumed** here: the normal-mean
-    grid h ∈ {0.01, 0.001}, A ∈ {1, 10} (§5.1's only stated values), sampling in
-    ``θ = (μ, log γ)`` (the paper does not say how γ > 0 is kept;
-    :class:`~sgmcmc_verify.problems.sgnht_models.NormalGamma`, prior read as NG(0, 1, 1, 1)),
-    chains started at the exact posterior mean of θ, SGHMC = sghmc-chen with B̂ = 0.
-
-    Measured per (algorithm, h, A), draws pooled after burn-in:
-
-    * accuracy: KL of the Gaussian fit of θ to ``N(E_π θ, Cov_π θ)`` (exact moments),
-      jackknife SE over 10 groups; "accurate" as in the normal-mean panels;
-    * the paper's density RMSE, on a 20 × 20 histogram in (μ, γ) against the exact bin
-      masses (:func:`_ng_bin_masses`), reported raw (noise included, as the paper's) with
-      its Monte Carlo noise floor and the noise-corrected value (:func:`_density_error`);
-    * τ: integrated autocorrelation time of μ + γ, in steps (:func:`_tau_groups`);
-    * E[ξ] against A and the first-order prediction ``A + h·mean_j V_j/2``, ``V_j`` the
-      minibatch-gradient variance of coordinate j averaged over exact posterior draws
-      (the scalar ξ absorbs the *mean* noise; the coordinates' noises differ, ≈ 1100 for
-      μ and ≈ 370 for log γ, so no single ξ makes both temperatures 1).
-
-    Verdict.  "Lower τ at similar accuracy" is read as dominance on the 2 × 2 grid, because
-    a grid this coarse has no two settings of equal accuracy: setting i of one method
-    *dominates* setting j of the other when ``τ_i < (1 − NG_TAU_MARGIN)·τ_j`` significantly
-    (one-sided z at α/16, Bonferroni over the 16 pairs of each direction) and ``KL_i`` is
-    not significantly above ``KL_j`` (one-sided z at α) and at most ``NG_KL_FACTOR``
-    times it (similar accuracy).  Confirmed when some SGHMC setting
-    is dominated by an SGNHT setting and no SGNHT setting is dominated by an SGHMC one;
-    refuted when some SGNHT setting is dominated; qualified when neither (only trade-offs).
-    The density RMSE is not used for the verdict: at the accurate settings its Monte Carlo
-    floor is as large as its bias (quick profile).
-
-    Run lengths (time units, burn-in): quick (40, 20) at h = 0.01 and (4, 1) at h = 0.001;
-    full (100, 50) and (25, 5).  τ(μ + γ) is ≈ 25-45 steps at h = 0.01 and ≈ 250-350 at
-    h = 0.001, so the h = 0.001 runs hold ≈ 10 (quick) and ≈ 60 (full) τ per chain.
-    """
-    problem = normal_gamma(100, seed=seed)
-    chains = 40 if profile == "quick" else 200
-    groups = 10
-    horizon = {0.01: (40.0, 20.0), 0.001: (4.0, 1.0)}
-    if profile != "quick":
-        horizon = {0.01: (100.0, 50.0), 0.001: (25.0, 5.0)}
-    mt, St = problem.exact["mean"].value, problem.exact["cov"].value
-    mu_e, g_e = _ng_grid(problem)
-    exact_bins = _ng_bin_masses(problem, mu_e, g_e)
-    area = float((mu_e[1] - mu_e[0]) * (g_e[1] - g_e[0]))
-    # gradient-noise variance per coordinate, averaged over exact posterior draws
-    prng = np.random.default_rng(seed + 23)
-    post = problem.posterior
-    gam = prng.gamma(post["a_N"], 1 / post["b_N"], 2000)
-    mus = post["mu_N"] + prng.standard_normal(2000) / np.sqrt(post["kappa_N"] * gam)
-    comp = problem.all_component_grads(np.stack([mus, np.log(gam)], axis=1))
-    Vj = problem.N**2 / 10 * comp.var(axis=1).mean(axis=0)
-    res_kl: dict[str, dict[tuple, tuple[float, float]]] = {"sgnht": {}, "sghmc-chen": {}}
-    res_tau: dict[str, dict[tuple, tuple[float, float]]] = {"sgnht": {}, "sghmc-chen": {}}
-    dens: dict[str, dict[tuple, tuple[float, float, float]]] = {"sgnht": {}, "sghmc-chen": {}}
-    xi: dict[tuple, tuple[float, float]] = {}
-    k = 0
-    for h in (0.01, 0.001):
-        T, T_burn = horizon[h]
-        steps, burn = round(T / h), round(T_burn / h)
-        thin = max(1, (steps - burn) // 2500)
-        for A in (1.0, 10.0):
-            for alg in ("sgnht", "sghmc-chen"):
-                k += 1
-                sampler = make(alg, problem, h=h, A=A, n=10)
-                res = run_sampler(
-                    sampler,
-                    n_steps=steps,
-                    chains=chains,
-                    seed=seed * 1000 + 100 + k,
-                    theta0=mt,
-                    burn_in=burn,
-                    thin=thin,
-                    record=("theta", "xi") if alg == "sgnht" else ("theta",),
-                )
-                th = res.draws["theta"]  # (chains, draws, 2)
-                split = np.array_split(th, groups)
-                mom = [np.concatenate([g.reshape(-1, 2).mean(0), _second(g)]) for g in split]
-                res_kl[alg][(h, A)] = _jackknife(mom, lambda m: _kl_from_moments(m, mt, St))
-                hist = [_hist_mu_gamma(g, mu_e, g_e) for g in split]
-                dens[alg][(h, A)] = _density_error(hist, exact_bins, area)
-                res_tau[alg][(h, A)] = _tau_groups(th[..., 0] + np.exp(th[..., 1]), groups, thin)
-                if alg == "sgnht":
-                    xi[(h, A)] = _jackknife(
-                        [np.array([g.mean()]) for g in np.array_split(res.draws["xi"], groups)],
-                        lambda m: float(m[0]),
-                    )
-    z = _zq()
-    settings = [(h, A) for h in (0.01, 0.001) for A in (1.0, 10.0)]
-    pairs = len(settings) ** 2
-    z_tau = float(stats.norm.ppf(1 - bonferroni(ALPHA, pairs)))
-
-    def dominates(ai, si, aj, sj):
-        """(ai, si) significantly faster than (aj, sj) by the margin, KL not significantly
-        higher; returns (bool, z_τ, z_KL)."""
-        (ti, ei), (tj, ej) = res_tau[ai][si], res_tau[aj][sj]
-        keep = 1 - NG_TAU_MARGIN
-        zt = (keep * tj - ti) / math.hypot(keep * ej, ei)
-        (ki, ui), (kj, uj) = res_kl[ai][si], res_kl[aj][sj]
-        zk = (ki - kj) / math.hypot(ui, uj) if math.hypot(ui, uj) > 0 else 0.0
-        return zt > z_tau and zk <= z and ki <= NG_KL_FACTOR * kj, zt, zk
-
-    fwd = [(i, j) for i in settings for j in settings if dominates("sgnht", i, "sghmc-chen", j)[0]]
-    bwd = [(j, i) for i in settings for j in settings if dominates("sghmc-chen", j, "sgnht", i)[0]]
-    meas: dict[str, Measurement] = {}
-    for alg in res_kl:
-        for s in settings:
-            lab = f"{alg} h={s[0]} A={s[1]:g}"
-            meas[f"KL {lab}"] = Measurement(*res_kl[alg][s], note="jackknife SE")
-            meas[f"τ(μ+γ) {lab}"] = Measurement(*res_tau[alg][s], note="steps; SE over groups")
-            raw, floor, bias = dens[alg][s]
-            meas[f"density RMSE {lab}"] = Measurement(
-                raw, note=f"raw (paper's); MC noise floor {floor:.3f}, noise-corrected {bias:.3f}"
-            )
-    for s in settings:
-        meas[f"E[ξ] h={s[0]} A={s[1]:g}"] = Measurement(
-            *xi[s],
-            note=f"first-order prediction A + h·mean V_j/2 = {s[1] + s[0] * Vj.mean() / 2:.3f}",
-        )
-    meas["peak exact density"] = Measurement(float(exact_bins.max() / area))
-    meas["τ_SGNHT/τ_SGHMC at equal (h, A)"] = Measurement(
-        {
-            f"h={s[0]} A={s[1]:g}": res_tau["sgnht"][s][0] / res_tau["sghmc-chen"][s][0]
-            for s in settings
-        },
-        note="SGNHT's friction ξ ≈ A + B_eff > A; within 1 + NG_TAU_MARGIN this is not 'lower τ'",
-    )
-    meas["SGNHT dominates SGHMC at (SGNHT, SGHMC) settings"] = Measurement(fwd)
-    meas["SGHMC dominates SGNHT at (SGHMC, SGNHT) settings"] = Measurement(bwd)
-    label = {"sgnht": "SGNHT", "sghmc-chen": "SGHMC"}
-    for ai, aj, found in (("sgnht", "sghmc-chen", fwd), ("sghmc-chen", "sgnht", bwd)):
-        for i, j in found:
-            _, zt, zk = dominates(ai, i, aj, j)
-            meas[f"z_τ, z_KL {label[ai]} {i} over {label[aj]} {j}"] = Measurement(
-                (zt, zk),
-                note=f"z_τ > {z_tau:.3f} (α = {ALPHA}/{pairs}), z_KL ≤ {z:.3f} (α = {ALPHA})",
-            )
-
-    def desc(i, j, ai, aj):
-        return (
-            f"{label[ai]} {i} (τ {res_tau[ai][i][0]:.0f}, KL {res_kl[ai][i][0]:.3g}) over "
-            f"{label[aj]} {j} (τ {res_tau[aj][j][0]:.0f}, KL {res_kl[aj][j][0]:.3g})"
-        )
-
-    searched = f"all {pairs} (SGHMC, SGNHT) setting pairs of the assumed grid"
-    part = decide.all_of(
-        "Normal–Gamma variant (substitute grid)",
-        "SGNHT lower autocorrelation time of μ + γ than SGHMC at similar accuracy (Figure 2, "
-        "4th panel); ASSUMED settings h ∈ {0.01, 0.001}, A ∈ {1, 10} (the paper's grid is in "
-        "appendix E, not in our text), θ = (μ, log γ); read as dominance on the grid: a "
-        f"setting dominates another when its τ is below (1 − {NG_TAU_MARGIN}) times the "
-        "other's (one-sided, Bonferroni over the 16 pairs) and its KL (Gaussian fit vs exact "
-        f"moments) is not significantly higher and at most {NG_KL_FACTOR}× the other's; "
-        "confirmed when some SGHMC setting is dominated by an SGNHT one and none the other "
-        "way, refuted when some SGNHT setting is dominated",
-        {
-            "SGHMC never dominates": decide.counterexample_search(
-                "no SGHMC setting dominates an SGNHT one",
-                "no (SGHMC, SGNHT) pair where SGHMC is faster at similar accuracy",
-                regime="the assumed (h, A) grid of the normal-mean panels",
-                searched=searched,
-                in_regime={"SGHMC over SGNHT": bwd, "seed": seed} if bwd else None,
-                holds="assumed (h, A) grid: no SGHMC setting dominates an SGNHT one",
-                fails="SGHMC faster at similar accuracy: "
-                + "; ".join(desc(j, i, "sghmc-chen", "sgnht") for j, i in bwd),
-            ),
-            "SGNHT dominates somewhere": decide.exact_comparison(
-                "some SGNHT setting dominates an SGHMC one",
-                "at least one (SGNHT, SGHMC) pair where SGNHT is faster at similar accuracy",
-                value=len(fwd),
-                target=1,
-                relation=">=",
-                tol_source="a count of pairs",
-                holds="SGNHT faster at similar or better accuracy: "
-                + "; ".join(desc(i, j, "sgnht", "sghmc-chen") for i, j in fwd),
-                fails="no SGNHT setting dominates an SGHMC one: only trade-offs",
-                failed_verdict="qualified",
-            ),
-        },
-        extra=meas,
-        erratum=decide.Erratum(
-            corrected="on the assumed grid the ordering of τ at similar accuracy is "
-            f"SGNHT over SGHMC at {fwd}, SGHMC over SGNHT at {bwd}: it depends on (h, A), "
-            "which appendix E states",
-            failing_step="SGNHT §5.1: 'SGNHT has significantly lower autocorrelation time than "
-            "SGHMC at similar sampling accuracy' (Figure 2, 4th panel; settings in appendix E)",
-            command=f"sgmcmc-verify check SGNHT-GAUSS --seed {seed}",
-            regime="assumed grid h ∈ {0.01, 0.001}, A ∈ {1, 10}",
-        ),
-    )
-    return part, {
-        "assumed grid": "h ∈ {0.01, 0.001}, A ∈ {1, 10} (normal-mean panels; appendix E "
-        "not available)",
-        "parametrisation": "θ = (μ, log γ)",
-        "horizon (T, burn-in)": horizon,
-        "chains": chains,
-        "V_j": [float(v) for v in Vj],
-        "bins": NG_BINS,
-    }
-
-
-def _hist_mu_gamma(g: np.ndarray, mu_e: np.ndarray, g_e: np.ndarray) -> np.ndarray:
-    """Bin frequencies of draws ``g`` (chains, n, 2) of θ = (μ, log γ) on the (μ, γ) grid."""
-    counts = np.histogram2d(g[..., 0].ravel(), np.exp(g[..., 1]).ravel(), bins=[mu_e, g_e])[0]
-    return counts / g[..., 0].size
-
-
-def _second(g: np.ndarray) -> np.ndarray:
-    """Upper-triangle entries of the second-moment matrix of draws ``g`` (chains, n, d)."""
-    x = g.reshape(-1, g.shape[-1])
-    M = x.T @ x / x.shape[0]
-    return M[np.triu_indices(x.shape[1])]
-
-
-def _kl_from_moments(m: np.ndarray, mt: np.ndarray, St: np.ndarray) -> float:
-    """KL of the Gaussian with the moments packed by the Normal–Gamma panel (mean, E[θθᵀ])."""
-    d = mt.size
-    mean = m[:d]
-    M = np.zeros((d, d))
-    M[np.triu_indices(d)] = m[d:]
-    M = M + np.triu(M, 1).T
-    return gauss_kl(mean, M - np.outer(mean, mean), mt, St)
-
-
-# --------------------------------------------------------------------------------------
 # EWSG-EXP-GAUSS
 # --------------------------------------------------------------------------------------
-
-
-def _budget_steps(passes: float, N: int, cost: float) -> int:
-    return max(1, int(passes * N / cost))
 
 
 def check_ewsg_exp_gauss(
@@ -849,14 +442,14 @@ def check_ewsg_exp_gauss(
     finals = {}
     psgld_G = None
     for i, (lab, (alg, h, prm, cost)) in enumerate(cfg.items()):
-        steps = _budget_steps(passes, N, cost)
+        steps = budget_steps(passes, N, cost)
         sampler = make(alg, problem, h=h, **prm)
         res = run_sampler(
             sampler, n_steps=steps, chains=chains, seed=seed * 100 + i, theta0=theta0, thin=steps
         )
         finals[lab] = res.draws["theta"][:, -1]
         boot_rng = rng if lab != "pSGLD" else np.random.default_rng(seed + 19)
-        kl[lab] = _boot(finals[lab], lambda x: _fit_kl(x, mt, St), boot_rng)
+        kl[lab] = boot(finals[lab], lambda x: fit_kl(x, mt, St), boot_rng)
         if lab == "pSGLD" and hasattr(res.final_state, "V"):
             psgld_G = sampler.integrator.preconditioner(res.final_state.V).mean(axis=0)
     costs = {lab: c[3] for lab, c in cfg.items()}
@@ -872,7 +465,7 @@ def check_ewsg_exp_gauss(
         ),
     }
     parts = [
-        _beats(
+        beats(
             "EWSG beats SGHMC and SGLD in KL",
             "KL(EWSG) < KL(SGHMC), KL(SGLD) at 30 data passes",
             "EWSG",
@@ -881,7 +474,7 @@ def check_ewsg_exp_gauss(
             "KL",
             note,
         ),
-        _beats(
+        beats(
             "EWSG beats pSGLD",
             "KL(EWSG) < KL(pSGLD) at 30 data passes",
             "EWSG",
@@ -890,7 +483,7 @@ def check_ewsg_exp_gauss(
             "KL",
             psgld_note,
         ),
-        _beats(
+        beats(
             "SVRG-LD most accurate",
             "KL(SVRG-LD) smallest at 30 data passes",
             "SVRG-LD",
@@ -898,7 +491,7 @@ def check_ewsg_exp_gauss(
             kl,
             "KL",
         ),
-        _beats(
+        beats(
             "x̂ beats the alternatives",
             "KL(x̂) < KL(x = 0), KL(x = 1), KL(x = (−1+hγ)r/(σ√h))",
             "EWSG",
@@ -914,9 +507,9 @@ def check_ewsg_exp_gauss(
     meas = {}
     for lab in ("EWSG", "EWSG M=5", "EWSG M=10"):
         x = finals[lab]
-        meas[f"tr Cov {lab}"] = Measurement(*_boot(x, lambda y: float(np.trace(np.cov(y.T))), rng))
+        meas[f"tr Cov {lab}"] = Measurement(*boot(x, lambda y: float(np.trace(np.cov(y.T))), rng))
         meas[f"|mean − μ| {lab}"] = Measurement(
-            *_boot(x, lambda y: float(np.linalg.norm(y.mean(0) - mt)), rng)
+            *boot(x, lambda y: float(np.linalg.norm(y.mean(0) - mt)), rng)
         )
         meas[f"KL {lab}"] = Measurement(*kl[lab])
     tr_true = float(np.trace(St))
@@ -956,7 +549,7 @@ def check_ewsg_exp_gauss(
         "passes": passes,
         "costs": costs,
         "bootstrap": N_BOOT,
-        "steps": {lab: _budget_steps(passes, N, c[3]) for lab, c in cfg.items()},
+        "steps": {lab: budget_steps(passes, N, c[3]) for lab, c in cfg.items()},
         "psgld": {
             "citation": "Li, Chen, Carlson, Carin 2016 (AAAI), Algorithm 1, Γ omitted",
             "h": 5e-3,
@@ -1002,7 +595,7 @@ def check_agld_exp_gmm(
     }
     err = {}
     for i, (lab, (alg, prm, cost)) in enumerate(cfg.items()):
-        steps = _budget_steps(passes, N, cost)
+        steps = budget_steps(passes, N, cost)
         sampler = make(alg, problem, h=eta, **prm)
         res = run_sampler(
             sampler,
@@ -1014,7 +607,7 @@ def check_agld_exp_gmm(
             keep="moments",
         )
         sec = res.moments["second"]  # (chains, d, d): per-chain time averages of xxᵀ
-        err[lab] = _boot(sec, lambda y: float(np.linalg.norm(y.mean(axis=0) - cov_ref)), rng)
+        err[lab] = boot(sec, lambda y: float(np.linalg.norm(y.mean(axis=0) - cov_ref)), rng)
     costs = {lab: c[2] for lab, c in cfg.items()}
     extra = {
         "evaluations per step": Measurement(costs),
@@ -1026,7 +619,7 @@ def check_agld_exp_gmm(
         ),
     }
     parts = [
-        _beats(
+        beats(
             "LMC and SGLD deviate",
             "error(TMU-RA) < error(LMC), error(SGLD) at equal data passes",
             "TMU-RA",
@@ -1035,7 +628,7 @@ def check_agld_exp_gmm(
             "‖ΔE[xxᵀ]‖_F",
             extra,
         ),
-        _beats(
+        beats(
             "TMU-RA approximates best among AGLD methods",
             "error(TMU-RA) < error(SVRG-LD), error(SAGA-LD)",
             "TMU-RA",
@@ -1061,18 +654,9 @@ def check_agld_exp_gmm(
 # --------------------------------------------------------------------------------------
 
 
-def _outcomes(per: Mapping[str, Part], won: str, lost: str, open_: str) -> str:
-    """Each setting's verdict in words, for an erratum: "won a, b; lost c; open_ d"."""
-    by: dict[str, list[str]] = {"confirmed": [], "refuted": [], "other": []}
-    for k, p in per.items():
-        by[p.verdict if p.verdict in ("confirmed", "refuted") else "other"].append(k)
-    words = zip((won, lost, open_), by.values(), strict=True)
-    return "; ".join(f"{w} {', '.join(ks)}" for w, ks in words if ks)
-
-
 def _tmu_erratum(acc: str, per: dict[str, Part], passes: int, seed: int) -> decide.Erratum:
     """What §6.2 would have to state for "TMU beats PTU and PPU" under ``acc`` to hold here."""
-    pieces = _outcomes(
+    pieces = outcomes(
         per,
         "significantly better with",
         f"significantly worse than one of them (α = {ALPHA}) with",
@@ -1129,8 +713,8 @@ def check_agld_exp_tmu(
             kl = {}
             for i, snap in enumerate(("tmu", "ptu", "ppu")):
                 prm = {"n": n} | ({} if snap == "ppu" else {"D": D})
-                steps = _budget_steps(passes, N, costs[snap])
-                x = _final_states(
+                steps = budget_steps(passes, N, costs[snap])
+                x = final_states(
                     make,
                     f"{snap}-{acc}",
                     problem,
@@ -1140,9 +724,9 @@ def check_agld_exp_tmu(
                     seed=seed * 100 + 10 * j + i + 1000 * t,
                     **prm,
                 )[steps]
-                kl[snap.upper()] = _boot(x, lambda y: _fit_kl(y, mt, St), rng)
+                kl[snap.upper()] = boot(x, lambda y: fit_kl(y, mt, St), rng)
             kls.setdefault(acc, {})[label] = kl
-            per[label] = _beats(label, "", "TMU", ["PTU", "PPU"], kl, "KL")
+            per[label] = beats(label, "", "TMU", ["PTU", "PPU"], kl, "KL")
         parts.append(
             decide.on_substitute(
                 f"TMU beats PTU and PPU under {acc.upper()}",
@@ -1191,7 +775,7 @@ def check_svrhmc_exp(*, profile: str = "quick", seed: int = 0) -> tuple[list[Par
 
 def _exp_sub_erratum(lab: str, pname: str, per: Mapping[str, Part], seed: int) -> decide.Erratum:
     """What SVRHMC §5 would state for the per-pass comparison to hold on this substitute."""
-    bits = _outcomes(
+    bits = outcomes(
         per,
         "significantly faster than SVRG-LD at",
         f"significantly slower (α = {ALPHA}) at",
@@ -1250,8 +834,8 @@ def check_svrhmc_exp_sub(
         }
         kl: dict[int, dict[str, tuple[float, float]]] = {p: {} for p in passes}
         for i, (lab, (alg, h, prm)) in enumerate(cfg.items()):
-            cps = [_budget_steps(p, N, cost) for p in passes]
-            out = _final_states(
+            cps = [budget_steps(p, N, cost) for p in passes]
+            out = final_states(
                 make,
                 alg,
                 problem,
@@ -1262,10 +846,10 @@ def check_svrhmc_exp_sub(
                 **prm,
             )
             for p, c in zip(passes, cps, strict=True):
-                kl[p][lab] = _boot(out[c], lambda y, m=mt, S=St: _fit_kl(y, m, S), rng)
+                kl[p][lab] = boot(out[c], lambda y, m=mt, S=St: fit_kl(y, m, S), rng)
         for lab in ("SVRG-HMC", "SVRG2nd-HMC"):
             per = {
-                f"{p} passes": _beats(
+                f"{p} passes": beats(
                     f"{lab} faster than SVRG-LD ({pname}, {p} passes)", "", lab, ["SVRG-LD"],
                     kl[p], "KL",
                 )
