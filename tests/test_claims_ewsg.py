@@ -90,6 +90,20 @@ class SkewedStart(EWSG):
         return rand._replace(start=np.minimum(rand.start, problem.N - 2)), state
 
 
+class ReversedOnReject(EWSG):
+    """Planted bug (b > 1 only): a rejected batch comes back in reverse order — the moves
+    are right (so are the acceptance probabilities), the returned state is not."""
+
+    def select(self, problem, theta, rand, x):
+        out = np.asarray(super().select(problem, theta, rand, x))
+        if self.b == 1:
+            return out
+        stay = np.all(out == np.asarray(rand.start), axis=1)
+        out = out.copy()
+        out[stay] = out[stay, ::-1]
+        return out
+
+
 def _verdicts(estimator):
     parts, _ = ewsg.check_mh(profile="quick", seed=0, estimator=estimator)
     return {p.name: p.verdict for p in parts}
@@ -108,6 +122,14 @@ def test_mh_b2_part_refutes_a_wrong_batch_scale_and_only_it():
     assert v["b = 2 (reconstruction)"] == "refuted"
     # for b = 1, N and N/b coincide: the b = 1 parts must not be fooled into failing
     assert v["kernel = eq. (5)"] == v["stationarity"] == v["law after M steps"] == "confirmed"
+
+
+def test_mh_b2_part_refutes_a_wrong_returned_state():
+    """Only the check that select() returns the start or the proposal sees this bug."""
+    parts, _ = ewsg.check_mh(profile="quick", seed=0, estimator=ReversedOnReject)
+    b2 = next(p for p in parts if p.name == "b = 2 (reconstruction)")
+    assert b2.verdict == "refuted"
+    assert b2.measured["max kernel error / tol"].value <= 1  # the acceptance itself is right
 
 
 def test_mh_chi2_part_catches_a_non_uniform_start():
