@@ -360,3 +360,28 @@ def test_sampler_mode_z_tests_and_p_values_follow_their_definition():
     idxs = [i for _, i in labels_idx]
     for idx, q in zip(idxs, core._per_chain_all(z, idxs, z.mean(axis=0)), strict=True):
         np.testing.assert_array_equal(q, core._per_chain(z, idx, z.mean(axis=0)))
+
+
+def test_first_failure_stops_at_the_first_failing_check_with_the_same_verdict():
+    """first_failure=True (HARNESS-POWER's kill rate) runs the step sizes largest first and
+    stops at the first failing check: the same verdict and the same first check as the full
+    validation, and only that run's chain-steps.  settings["chain_steps"] counts what the
+    sampler was asked for (chains × steps of every call), here recorded by the sampler."""
+    calls: list[int] = []
+
+    def half(problem, h, n, c, s):
+        calls.append(n * c)
+        return _sgld_numpy(problem, h, n, c, s, noise_scale=1.0)
+
+    full = validate(half, "sgld")
+    asked_full = list(calls)
+    calls.clear()
+    first = validate(half, "sgld", first_failure=True)
+    assert full.verdict == first.verdict == "fail"
+    assert [c.name for c in first.checks] == [full.checks[0].name] == ["exact law at h=0.2"]
+    assert first.checks[0].message == full.checks[0].message
+    assert len(asked_full) == len(targets.plan("sgld").hs) and len(calls) == 1
+    assert full.settings["chain_steps"] == {"implementation": sum(asked_full), "reference": 0}
+    assert first.settings["chain_steps"]["implementation"] == calls[0]
+    with pytest.raises(ValueError, match="first_failure"):
+        validate(half, "sgld", first_failure=1)

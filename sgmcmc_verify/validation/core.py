@@ -282,6 +282,7 @@ def validate(
     state: Sequence[str] | Mapping[str, Any] | None = None,
     noise_dim: int | None = None,
     unit_mass: bool = False,
+    first_failure: bool = False,
 ) -> ValidationReport:
     """Validate an implementation, against registry ``algorithm`` or against the target alone.
 
@@ -326,6 +327,11 @@ def validate(
         is judged against it too.  Default θ only: a correct scheme with another mass, or
         in a (θ, v = hp) parametrisation, is not inconsistent.  Registry schemes have unit
         mass, so a named algorithm's momentum is always judged.
+    first_failure : bool
+        Sampler mode with ``algorithm``: stop at the first check (step sizes largest, i.e.
+        cheapest, first) that fails or errors, and skip the diagnosis.  The verdict is the
+        same (any failing check fails the validation; the α split is fixed before any
+        data); only the later checks' runs are saved.  For kill-rate measurements.
 
     Returns
     -------
@@ -339,6 +345,8 @@ def validate(
     _check_args(algorithm, mode, profile, alpha, seed, timeout)
     if not isinstance(unit_mass, bool):
         raise ValueError(f"unit_mass must be True or False, got {unit_mass!r}")
+    if not isinstance(first_failure, bool):
+        raise ValueError(f"first_failure must be True or False, got {first_failure!r}")
     if noise_dim is not None and not (
         isinstance(noise_dim, int | np.integer)
         and not isinstance(noise_dim, bool)
@@ -382,6 +390,7 @@ def validate(
         alpha,
         seed,
         reference,
+        first_failure,
     )
 
 
@@ -597,7 +606,9 @@ def _n_tests(keys: tuple[str, ...], d: int) -> int:
     return len(_window_quantities(keys, d))
 
 
-def _validate_draws(get, pl: targets.Plan, cfg, alpha, seed, reference) -> ValidationReport:
+def _validate_draws(
+    get, pl: targets.Plan, cfg, alpha, seed, reference, first_failure: bool = False
+) -> ValidationReport:
     alg = pl.algorithm
     spec = registry.get(alg)
     chains = cfg["chains"]
@@ -619,8 +630,10 @@ def _validate_draws(get, pl: targets.Plan, cfg, alpha, seed, reference) -> Valid
         raise ValueError(f"{alg} has no exact law here; reference=False leaves nothing to test")
     a_each = alpha / (per_h * len(pl.hs))
     rep.settings["alpha_each"] = a_each
+    # chain-steps simulated (chains × steps of every run asked for): what the check costs
+    steps = rep.settings["chain_steps"] = {"implementation": 0, "reference": 0}
     if pl.exact_problem is None:
-        rep.checks.extend(_reference_checks(get, pl, cfg, a_each, seed))
+        rep.checks.extend(_reference_checks(get, pl, cfg, a_each, seed, steps, first_failure))
         return rep
     failed_h, ratios, draws = [], [], {}
     for i, h in enumerate(pl.hs):
@@ -632,10 +645,13 @@ def _validate_draws(get, pl: targets.Plan, cfg, alpha, seed, reference) -> Valid
         except ValueError as err:
             rep.checks.append(CheckResult(name, "error", f"no exact law: {err}"))
             continue
+        steps["implementation"] += chains * n_steps
         try:
             out = get(prob, h, n_steps, chains, seed + 1000 * i, f"sample(h={h:g})")
         except ImplementationError as err:
             rep.checks.append(CheckResult(name, _verdict_of(err), str(err), {"n_steps": n_steps}))
+            if first_failure:
+                return rep
             continue
         parts = [out["theta"][:, n_steps - window : n_steps, :]]
         if "p" in keys and "p" in out:
@@ -670,6 +686,8 @@ def _validate_draws(get, pl: targets.Plan, cfg, alpha, seed, reference) -> Valid
             f"power {POWER}); {law.source}"
         )
         rep.checks.append(CheckResult(name, "fail" if bad else "pass", msg, nums))
+        if bad and first_failure:
+            return rep
     if failed_h:
         rep.checks.append(_diagnosis(pl, failed_h, ratios, draws, cfg, a_each))
     return rep
@@ -729,9 +747,11 @@ def _validate_consistency(
     outs: dict[float, tuple[np.ndarray, int]] = {}
     keys: tuple[str, ...] = ("theta",)
     returned_p = False
+    steps = rep.settings["chain_steps"] = {"implementation": 0, "reference": 0}
     for i, h in enumerate(hs):
         window = _window(cfg, h)
         n_steps = math.ceil(CONSISTENCY_BURN_TIME / h) + window
+        steps["implementation"] += chains * n_steps
         try:
             out = check_draws(
                 call_with_timeout(impl, (prob, h, n_steps, chains, seed + 1000 * i), timeout),
@@ -946,12 +966,16 @@ def _matching_schemes(pl, draws, cfg, a_each, family: str | None = None) -> list
     return out
 
 
-def _reference_checks(get, pl, cfg, a_each, seed) -> list[CheckResult]:
+def _reference_checks(
+    get, pl, cfg, a_each, seed, steps, first_failure: bool = False
+) -> list[CheckResult]:
     """Two-sample comparison with the reference where no exact law is available.
 
     The same window moments as the exact-law check (every coordinate, variances and the
     off-diagonal covariance), plus for thermostats ``E ξ`` and the exact discrete
-    invariant ``E[pᵀp]/d = 1``.  Welch z on per-chain window averages.
+    invariant ``E[pᵀp]/d = 1``.  Welch z on per-chain window averages.  ``steps`` counts
+    the chain-steps run (implementation and reference); ``first_failure`` stops at the
+    first step size whose check fails or errors.
     """
     alg, prob = pl.algorithm, pl.reference_problem
     spec = registry.get(alg)
@@ -964,16 +988,20 @@ def _reference_checks(get, pl, cfg, a_each, seed) -> list[CheckResult]:
     for i, h in enumerate(pl.hs):
         name = f"reference comparison at h={h:g}"
         window = _window(cfg, h)
-        # a thermostat's ξ relaxes slowly (SGNHT §3): a longer run before the window
+        # a thermostat's ξ relaxes slowly (SGNHT §3): a longer run before the window, as
+        # the one-sample test of E[pᵀp]/d = 1 holds at stationarity only
         n_steps = cfg.get("n_steps", {}).get(h) or (
             round((30 if thermo else 0) / h) + targets.n_steps_for(h, window)
         )
+        steps["implementation"] += chains * n_steps
         try:
             got = get(prob, h, n_steps, chains, seed + 7919 + 1000 * i, f"sample(h={h:g})")
         except ImplementationError as err:
             out.append(CheckResult(name, _verdict_of(err), str(err), {"n_steps": n_steps}))
+            if first_failure:
+                break
             continue
-        ref = _reference_draws(alg, prob, h, n_steps, chains, seed + 10**6 + i, pl.params)
+        ref = _reference_draws(alg, prob, h, n_steps, chains, seed + 10**6 + i, pl.params, steps)
         sl = slice(n_steps - window, n_steps)
         keys = ("theta", "p") if "p" in got and "p" in ref else ("theta",)
         zg = np.concatenate([got[k][:, sl, :] for k in keys], axis=2)
@@ -1028,14 +1056,35 @@ def _reference_checks(get, pl, cfg, a_each, seed) -> list[CheckResult]:
                 nums,
             )
         )
+        if bad and first_failure:
+            break
     return out
 
 
-def _reference_draws(alg, prob, h, n_steps, chains, seed, params) -> dict[str, np.ndarray]:
+#: The reference draws of the last few two-sample checks, keyed by content: validations
+#: of several implementations of one algorithm at one seed (the planted bugs of
+#: HARNESS-POWER) share them.  At most :data:`_REFERENCE_CACHE_SIZE` entries (tens of MB).
+_REFERENCE_CACHE: dict[tuple, dict[str, np.ndarray]] = {}
+_REFERENCE_CACHE_SIZE = 2
+
+
+def _reference_draws(
+    alg, prob, h, n_steps, chains, seed, params, steps=None
+) -> dict[str, np.ndarray]:
+    """The reference's draws (cached); ``steps["reference"]`` counts the chain-steps run."""
+    key = (alg, prob.content_key(), float(h), int(n_steps), int(chains), int(seed),
+           tuple(sorted((k, repr(v)) for k, v in params.items())))  # fmt: skip
+    if key in _REFERENCE_CACHE:
+        return _REFERENCE_CACHE[key]
     sampler = registry.make_sampler(alg, prob, h=h, **params)
     rec = ["theta"] + (["p"] if sampler.family != "overdamped" else [])
     rec += ["xi"] if sampler.family == "thermostat" and alg != "sgnht-mat" else []
     res = run_sampler(sampler, n_steps=n_steps, chains=chains, seed=seed, record=tuple(rec))
+    if steps is not None:
+        steps["reference"] += chains * n_steps
+    while len(_REFERENCE_CACHE) >= _REFERENCE_CACHE_SIZE:
+        _REFERENCE_CACHE.pop(next(iter(_REFERENCE_CACHE)))
+    _REFERENCE_CACHE[key] = res.draws
     return res.draws
 
 

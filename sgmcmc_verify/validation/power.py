@@ -22,7 +22,7 @@ from scipy.stats import beta
 from .. import bugs, registry
 from ..parallel import map_units
 from . import targets
-from .core import ALPHA, reference_sample_function, validate
+from .core import ALPHA, POWER, reference_sample_function, validate
 
 __all__ = [
     "false_alarm_rate",
@@ -32,6 +32,9 @@ __all__ = [
     "measure_power",
     "sampler_step_function",
 ]
+
+
+_MDE_KEY = f"Var θ error detectable at power {POWER}"
 
 
 def sampler_step_function(make: Callable[[Any, float], Any], seed: int) -> Callable[..., dict]:
@@ -89,8 +92,13 @@ def _kill_row(name: str, *, seed: int, profile: str) -> dict[str, Any]:
     pl = targets.plan(alg)
     make = _maker(alg, transform, pl.params)
     t0 = time.perf_counter()
+    # a kill is decided at the first failing check: later step sizes cannot undo it
     rep = validate(
-        _quiet(reference_sample_function(alg, make=make)), alg, seed=seed, profile=profile
+        _quiet(reference_sample_function(alg, make=make)),
+        alg,
+        seed=seed,
+        profile=profile,
+        first_failure=True,
     )
     t1 = time.perf_counter()
     # step mode through the public API, on the step-mode problem and batch
@@ -112,6 +120,8 @@ def _kill_row(name: str, *, seed: int, profile: str) -> dict[str, Any]:
         "sampler_message": why,
         "step_message": "; ".join(c.message for c in step.failures()) or "all checks pass",
         "seconds": (round(t1 - t0, 2), round(t2 - t1, 2)),
+        # chain-steps the sampler-mode validation ran (the step mode's are negligible)
+        "chain_steps": sum(rep.settings.get("chain_steps", {}).values()),
     }
 
 
@@ -137,6 +147,7 @@ def kill_rate(
     ka = sum(r["killed_sampler"] or r["killed_step"] for r in rows)
     return {
         "bugs": n,
+        "chain_steps": sum(r["chain_steps"] for r in rows),
         "kill_rate_sampler": ks / n,
         "kill_rate_step": kt / n,
         "kill_rate_any": ka / n,
@@ -158,10 +169,14 @@ def _survival_reason(rep) -> str:
     return txt + " (the effect is below the Monte Carlo resolution of the quick profile)"
 
 
-def _reference_verdict(unit: tuple[str, int], *, alpha: float) -> str:
-    """One validation of a reference implementation: its verdict (pass, fail or error)."""
+def _reference_verdict(unit: tuple[str, int], *, alpha: float) -> tuple[str, int, list[float]]:
+    """One validation of a reference implementation: its verdict (pass, fail or error), the
+    chain-steps it ran, and the relative Var θ error each exact-law check detects at power
+    :data:`~sgmcmc_verify.validation.core.POWER`."""
     alg, run_seed = unit
-    return validate(reference_sample_function(alg), alg, seed=run_seed, alpha=alpha).verdict
+    rep = validate(reference_sample_function(alg), alg, seed=run_seed, alpha=alpha)
+    mdes = [float(c.numbers[_MDE_KEY]) for c in rep.checks if _MDE_KEY in c.numbers]
+    return rep.verdict, sum(rep.settings.get("chain_steps", {}).values()), mdes
 
 
 def false_alarm_units(
@@ -192,12 +207,16 @@ def false_alarm_rate(
     so different ``seed`` values give disjoint, reproducible seed sets.
     """
     fn, units = false_alarm_units(algorithms, seeds, alpha=alpha, seed=seed)
-    verdicts = map_units(fn, units)
+    results = map_units(fn, units)
+    verdicts = [r[0] for r in results]
     per = {alg: 0 for alg in algorithms}
     for (alg, _), v in zip(units, verdicts, strict=True):
         per[alg] += v == "fail"
     # an error is a harness defect, not a statistical rejection: counted apart
     errors = sum(v == "error" for v in verdicts)
+    mdes: dict[str, list[float]] = {}
+    for (alg, _), r in zip(units, results, strict=True):
+        mdes.setdefault(alg, []).extend(r[2])
     rejects, total = sum(per.values()), len(units) - errors
     if total == 0:
         raise RuntimeError(f"every one of the {len(units)} reference validations errored")
@@ -214,6 +233,9 @@ def false_alarm_rate(
         "within_alpha": lo <= alpha,
         "per_algorithm": per,
         "errors": errors,
+        "chain_steps": sum(r[1] for r in results),
+        # the Var θ error a validation of a correct implementation detects, per algorithm
+        "mde_var": {k: [min(v), max(v)] for k, v in mdes.items() if v},
     }
 
 
