@@ -56,7 +56,34 @@ def test_check_power_wires_the_measurements(monkeypatch):
 @pytest.mark.slow
 def test_harness_power_on_the_real_catalogue():
     r = check("HARNESS-POWER", profile="quick", seed=0)
-    assert r.verdict == "confirmed", r.reading
+    kill_s, kill_t, size = r.parts
+    assert kill_s.verdict == kill_t.verdict == "confirmed", r.reading
+    # 30 validations cannot resolve a false-alarm rate of 3α: qualified, not confirmed
+    assert size.verdict == "qualified" and "underpowered" in size.reading
+
+
+def test_every_part_is_decided_by_a_builder_and_states_what_it_detects():
+    """Kill rates are exact comparisons of a count (a fixed seeded catalogue); the size part
+    is a one-sided exact binomial test at ALPHA_SIZE with its power: 600 validations
+    detect a false-alarm rate of 3α with power 0.9 (confirmed when not rejected), the quick
+    profile's 30 do not (qualified)."""
+    from sgmcmc_verify.claims.decide import is_decided
+
+    mde = {"sgld": [0.02, 0.03]}
+    kill = harness._kill_part("statistical", _kills(55, 2), mde)
+    assert kill.rule == "exact" and kill.verdict == "confirmed"  # 53/55 ≥ 95 %
+    assert harness._kill_part("statistical", _kills(55, 3)).verdict == "refuted"  # 52/55
+    assert kill.measured["Var θ error detectable (power 0.9)"].value == mde
+    assert kill.measured["validation α"].value == 0.01
+    full, quick = harness._size_part(_size(0, 600)), harness._size_part(_size(0, 30))
+    assert full.rule == quick.rule == "statistical"
+    assert full.verdict == "confirmed" and quick.verdict == "qualified"
+    assert full.measured["MDE (power 0.9)"].value <= harness.MEANINGFUL_SIZE_FACTOR * 0.01
+    # the MDE is the rate the test detects with power 0.9 (independent check with scipy)
+    k = next(k for k in range(601) if binom.sf(k - 1, 600, 0.01) <= harness.ALPHA_SIZE)
+    assert binom.sf(k - 1, 600, full.measured["MDE (power 0.9)"].value) == pytest.approx(0.9)
+    for part in (kill, full, quick, harness._size_part({**_size(0, 88), "errors": 2})):
+        assert is_decided(part.rule), part.rule
 
 
 def test_errors_are_neither_kills_nor_survivors():
