@@ -29,7 +29,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sgmcmc_verify import registry
-from sgmcmc_verify.claims import decide, run_check, sgnht_thermostat
+from sgmcmc_verify.claims import (
+    chain_stats,
+    decide,
+    run_check,
+    sgnht_double_well,
+    sgnht_theory,
+    sgnht_thermostat,
+)
 from sgmcmc_verify.claims.sgnht_thermostat import (
     TemperedDoubleWell,
     check_dw,
@@ -224,7 +231,7 @@ def test_tempered_double_well_matches_the_exact_values():
 @given(st.lists(st.sampled_from([-3.0, -1.0, 0.0, 2.0, 3.0]), min_size=1, max_size=40))
 def test_switch_counter_matches_a_loop(path):
     th = np.array(path)[None, :]
-    got = int(sgnht_thermostat._switches(th, -1.5, 1.0)[0])
+    got = int(sgnht_double_well._switches(th, -1.5, 1.0)[0])
     well, want = 0, 0
     for x in path:
         lab = -1 if x < -1.5 else (1 if x > 1.0 else 0)
@@ -263,7 +270,7 @@ def test_dw_verdicts(dw):
     one = dw.part("ξ = 1 samples correctly").measured
     assert one["E[K]: E[K] target"].value == pytest.approx(0.5 / (1 - 0.01 / 2), abs=1e-4)
     stick = dw.part("ξ = 10 sticks in one well").measured
-    assert stick["no switching: well switches / exposure"].ci[1] * sgnht_thermostat.T_PAPER < 1
+    assert stick["no switching: well switches / exposure"].ci[1] * sgnht_double_well.T_PAPER < 1
     hot = dw.part("ξ = 0.1 overheats").measured
     k_hot = hot["E[K] > 0.5: E[K]"]
     assert abs(k_hot.value - 5.0) < 5 * k_hot.stderr  # temperature B/ξ = 10
@@ -325,7 +332,7 @@ def test_mean_abs_quadratic_matches_quadrature(a, u):
         points=sorted(np.roots([a, u, -a]).real),
         limit=200,
     )
-    assert float(sgnht_thermostat._mean_abs_quadratic(a, np.array(u))) == pytest.approx(want, 1e-9)
+    assert float(sgnht_theory._mean_abs_quadratic(a, np.array(u))) == pytest.approx(want, 1e-9)
 
 
 @pytest.mark.parametrize("xi, T, k", [(1.0, 1.0, 1.0), (10.0, 0.1, 3.0), (0.1, 10.0, 0.5)])
@@ -384,9 +391,9 @@ class HalfTemperatureThermostat(SGNHT):
 def tiny_dw(monkeypatch):
     # a small profile so that planted bugs run in the default suite (seconds)
     monkeypatch.setitem(
-        sgnht_thermostat._DW,
+        sgnht_double_well._DW,
         "tiny",
-        sgnht_thermostat._DWSizes(400, 10.0, {"1": 20.0, "sgnht": 50.0}, 400),
+        sgnht_double_well._DWSizes(400, 10.0, {"1": 20.0, "sgnht": 50.0}, 400),
     )
     return "tiny"
 
@@ -448,7 +455,7 @@ def test_shape_transforms_match_scipy(m):
 
 
 def test_shape_parts_confirm_a_gaussian_and_refute_an_exponential():
-    budget = sgnht_thermostat._Budget(22)
+    budget = chain_stats._Budget(22)
     rng = np.random.default_rng(7)
     gauss = sgnht_thermostat._shape_parts(rng.standard_normal(3000), budget)
     assert {k: p.verdict for k, p in gauss.items()} == {
@@ -465,7 +472,7 @@ def test_shape_parts_confirm_a_gaussian_and_refute_an_exponential():
 def test_limit_part_refutes_a_planted_shift_and_needs_power_to_confirm():
     """E(h) = 2 + 1.5h exactly, with SE s per h: the h → 0 limit is 2."""
     hs = np.array([0.02, 0.04, 0.08])
-    budget = sgnht_thermostat._Budget(22)
+    budget = chain_stats._Budget(22)
     kw = {"effect": 0.2, "effect_label": "|shift|", "what": "E[ξ]"}
 
     def part(target, s):
@@ -492,7 +499,7 @@ def test_xi_parts_on_synthetic_chains():
     """The three scalar parts decide as stated: the derived O(h) term qualifies the literal
     statement; a wrong slope or a wrong variance refutes."""
     hs = np.array([0.02, 0.04, 0.08])
-    budget = sgnht_thermostat._Budget(22)
+    budget = chain_stats._Budget(22)
     D, n = 2.0, 1
     b_star = derived_xi_slope(D, n)
     good = sgnht_thermostat._xi_parts("s", _xi_res(D, 1.0, b_star, hs), hs, D, n, budget)
