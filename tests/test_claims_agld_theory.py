@@ -12,6 +12,7 @@ import pytest
 import scipy.linalg
 from scipy.special import ndtr
 
+from sgmcmc_verify.claims import agld_bounds as bounds
 from sgmcmc_verify.claims import agld_theory as T
 from sgmcmc_verify.claims import decide
 from sgmcmc_verify.exact import moments as em
@@ -22,11 +23,11 @@ from sgmcmc_verify.problems import gaussian_differing
 def test_gaussian_w2_closed_forms():
     rng = np.random.default_rng(0)
     # 1-D: W2² = (m1 − m2)² + (s1 − s2)².
-    assert T.gaussian_w2([1.0], [[4.0]], [0.0], [[1.0]]) == pytest.approx(math.sqrt(2.0))
+    assert bounds.gaussian_w2([1.0], [[4.0]], [0.0], [[1.0]]) == pytest.approx(math.sqrt(2.0))
     # Commuting covariances: Σ (√a_i − √b_i)² plus the mean term.
     a, b = np.array([1.0, 9.0]), np.array([4.0, 1.0])
     want = math.sqrt(1.0 + np.sum((np.sqrt(a) - np.sqrt(b)) ** 2))
-    assert T.gaussian_w2([1, 0], np.diag(a), [0, 0], np.diag(b)) == pytest.approx(want)
+    assert bounds.gaussian_w2([1, 0], np.diag(a), [0, 0], np.diag(b)) == pytest.approx(want)
     # General: against scipy.linalg.sqrtm, and symmetric.
     A, B = rng.standard_normal((2, 3, 3))
     C1, C2 = A @ A.T + np.eye(3), B @ B.T + 0.1 * np.eye(3)
@@ -37,9 +38,9 @@ def test_gaussian_w2_closed_forms():
         + np.trace(C1 + C2)
         - 2 * np.trace(np.real(scipy.linalg.sqrtm(S2 @ C1 @ S2)))
     )
-    assert T.gaussian_w2(m1, C1, m2, C2) == pytest.approx(math.sqrt(ref), rel=1e-9)
-    assert T.gaussian_w2(m2, C2, m1, C1) == pytest.approx(math.sqrt(ref), rel=1e-9)
-    assert T.gaussian_w2(m1, C1, m1, C1) == pytest.approx(0.0, abs=1e-6)
+    assert bounds.gaussian_w2(m1, C1, m2, C2) == pytest.approx(math.sqrt(ref), rel=1e-9)
+    assert bounds.gaussian_w2(m2, C2, m1, C1) == pytest.approx(math.sqrt(ref), rel=1e-9)
+    assert bounds.gaussian_w2(m1, C1, m1, C1) == pytest.approx(0.0, abs=1e-6)
 
 
 def test_batched_gaussian_w2_matches_the_single_one():
@@ -49,24 +50,24 @@ def test_batched_gaussian_w2_matches_the_single_one():
     means = rng.standard_normal((7, 3))
     B = rng.standard_normal((3, 3))
     C2, m2 = B @ B.T + np.eye(3), rng.standard_normal(3)
-    got = T._gaussian_w2_many(means, covs, m2, C2)
-    want = [T.gaussian_w2(m, C, m2, C2) for m, C in zip(means, covs, strict=True)]
+    got = bounds.gaussian_w2_many(means, covs, m2, C2)
+    want = [bounds.gaussian_w2(m, C, m2, C2) for m, C in zip(means, covs, strict=True)]
     assert got == pytest.approx(want, rel=1e-10)
 
 
 def test_w2_1d_against_gaussian_closed_form():
     x = np.linspace(-12, 12, 40001)
     F, G = ndtr((x - 0.5) / 1.0), ndtr((x + 0.2) / 2.0)
-    assert T.w2_1d(x, F, G) == pytest.approx(math.hypot(0.7, 1.0), rel=1e-6)
-    assert T.w2_1d(x, F, F) == pytest.approx(0.0, abs=1e-12)
+    assert bounds.w2_1d(x, F, G) == pytest.approx(math.hypot(0.7, 1.0), rel=1e-6)
+    assert bounds.w2_1d(x, F, F) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_gelbrich_is_a_lower_bound_for_a_mixture():
     # Two-point mixture of 1-D Gaussians vs N(0, 1): W2 exact by quantiles ≥ Gelbrich.
     x = np.linspace(-12, 12, 40001)
     F = 0.5 * ndtr((x - 1.5) / 0.5) + 0.5 * ndtr((x + 1.5) / 0.5)
-    exact = T.w2_1d(x, F, ndtr(x))
-    gel = T.gaussian_w2([0.0], [[0.25 + 2.25]], [0.0], [[1.0]])
+    exact = bounds.w2_1d(x, F, ndtr(x))
+    gel = bounds.gaussian_w2([0.0], [[0.25 + 2.25]], [0.0], [[1.0]])
     assert gel <= exact + 1e-9 and exact > 1.2 * gel
 
 
@@ -130,7 +131,7 @@ def test_t1_verdicts_and_power(t1):
 
     # Power: a forgotten N/n weight (gradient × n/N) leaves an O(1) bias → refuted.
     def broken(p, h):
-        return T.scaled_gradient(em.affine_chain("svrg-ld", p, h=h, n=2), 0.5)
+        return bounds.scaled_gradient(em.affine_chain("svrg-ld", p, h=h, n=2), 0.5)
 
     parts, _ = T.check_t1(chains={"svrg-ld×0.5": broken}, mixing_chains={"svrg-ld×0.5": broken})
     assert all(p.verdict == "refuted" for p in parts)
@@ -164,7 +165,7 @@ def test_t2_power():
     """A forgotten N/n weight: the Gelbrich lower bounds refute both the bias and K."""
 
     def broken(p, h):
-        return T.scaled_gradient(em.affine_chain("saga-ld", p, h=h, n=2), 0.5)
+        return bounds.scaled_gradient(em.affine_chain("saga-ld", p, h=h, n=2), 0.5)
 
     parts, _ = T.check_t2(chains={"saga-ld×0.5": broken})
     assert [p.verdict for p in parts] == ["refuted", "refuted"]
@@ -181,23 +182,23 @@ def test_coupling_bounds_sandwich_the_exact_w2_of_sgld_in_1d():
     q = ny.target_quantile(prob)
     for h in (0.08, 0.02):
         chain = em.affine_chain("sgld", prob, h=h, n=2)
-        lower, upper = T._stationary_bounds(chain, prob, exact=False)
+        lower, upper = bounds.stationary_bounds(chain, prob, exact=False)
         law = ny.stationary_expectations(prob, h, scheme="sgld", n=2)
         mass = law.weights * law.density
         exact = math.sqrt(float(mass @ (law.nodes - q(law.cdf(law.nodes))) ** 2))
         assert lower <= exact + 1e-7 and exact <= upper, (h, lower, exact, upper)
         assert exact == pytest.approx(T._sgld_exact_1d(np.array([h]), 2)[0][0], abs=1e-12)
         lmc = em.affine_chain("lmc", prob, h=h)
-        lo, up = T._stationary_bounds(lmc, prob, exact=False)
+        lo, up = bounds.stationary_bounds(lmc, prob, exact=False)
         assert up == pytest.approx(lo, abs=1e-9)
-        assert lo == pytest.approx(T._stationary_w2(lmc, prob), abs=1e-12)
+        assert lo == pytest.approx(bounds.stationary_w2(lmc, prob), abs=1e-12)
 
 
 def test_coupled_chain_keeps_the_marginals():
     """The coupled chain's θ block is the chain's own law, its θ̃ block LMC's (transient)."""
     prob = gaussian_differing(4, 2, seed=3)
     chain = em.affine_chain("saga-ld", prob, h=0.05, n=2)
-    joint = T.coupled_with_lmc(chain)
+    joint = bounds.coupled_with_lmc(chain)
     th0 = prob.exact["mean"].value + 2.0
     a = em.transient_moments(chain, [0, 5, 40], theta0=th0)
     b = em.transient_moments(joint, [0, 5, 40], theta0=th0)
@@ -297,19 +298,21 @@ def test_t5_power():
 def test_rate_limits_are_analytic_and_start_independent():
     # the decision does not depend on the ε grid or the start point: the limits are sympy
     # limits of closed forms.  Mean bound over ε⁻² with η = ε²/2: ∞ for any r > 0
-    e = T.EPS_SYM
+    e = bounds.EPS_SYM
     for r in (0.1, 2.64, 100.0):
-        assert T.mean_bound_limit(r, 0.7, e**2 / 2, e**-2) == T.sp.oo
+        assert bounds.mean_bound_limit(r, 0.7, e**2 / 2, e**-2) == bounds.sp.oo
         # with η = cε the same bound over log(1/ε)/ε is 1/(cλ_min), whatever r
-        assert T.mean_bound_limit(r, 0.7, e / 5, T.sp.log(1 / e) / e) == pytest.approx(5 / 0.7)
+        assert bounds.mean_bound_limit(r, 0.7, e / 5, bounds.sp.log(1 / e) / e) == pytest.approx(
+            5 / 0.7
+        )
     # the diffusion-time bound: K = O(1/η) is impossible; K = O(log(1/ε)/ε) with η = cε is not
     # excluded by it
-    assert T.diffusion_time_limit(e**4 / 2, e**-4) == T.sp.oo
-    assert T.diffusion_time_limit(e / 5, T.sp.log(1 / e) / e) is None
+    assert bounds.diffusion_time_limit(e**4 / 2, e**-4) == bounds.sp.oo
+    assert bounds.diffusion_time_limit(e / 5, bounds.sp.log(1 / e) / e) is None
     # the LMC upper bound does not apply where Bη ≥ ε eventually
-    ub = T.LmcUpperBound(C=3.0, B=2.0, lam_min=0.5, lam_max=4.0)
-    assert ub.limit(e, T.sp.log(1 / e) / e) is None
-    assert ub.limit(e / 4, T.sp.log(1 / e) / e) == pytest.approx(8.0)
+    ub = bounds.LmcUpperBound(C=3.0, B=2.0, lam_min=0.5, lam_max=4.0)
+    assert ub.limit(e, bounds.sp.log(1 / e) / e) is None
+    assert ub.limit(e / 4, bounds.sp.log(1 / e) / e) == pytest.approx(8.0)
 
 
 @pytest.mark.parametrize("which", ["t1", "t2", "t5"])
