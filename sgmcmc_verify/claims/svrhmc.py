@@ -65,7 +65,7 @@ from ..proofs import svrhmc_splitting as splitting
 from ..registry import make_sampler
 from . import decide
 from .catalogue import REGIMES
-from .result import Measurement, Part
+from .result import VERDICTS, Measurement, Part
 
 EPS = float(np.finfo(np.float64).eps)
 
@@ -2091,11 +2091,12 @@ _CONSTANT_STEPS = (
 
 def _bounded_constant(*parts: Part) -> float | None:
     """``(10/9)²`` — the constant B.3's own bound D − a > 0.9D proves under nKbL ≥ 10 —
-    if the parts that check it here (algebra, corrected statement) hold and so do the
-    steps of the step-by-step proof check that establish it; ``None`` otherwise."""
+    if the parts that check it here (algebra, corrected statement) are confirmed
+    (``VERDICTS[0]``: this reads verdicts, it writes none) and the steps of the
+    step-by-step proof check that establish it hold; ``None`` otherwise."""
     steps = _b3_steps()
     proved = all(steps[k].holds for k in _CONSTANT_STEPS)
-    return 100 / 81 if proved and all(p.verdict == "confirmed" for p in parts) else None
+    return 100 / 81 if proved and all(p.verdict == VERDICTS[0] for p in parts) else None
 
 
 def _b3_failing_step() -> str:
