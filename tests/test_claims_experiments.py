@@ -246,3 +246,16 @@ def test_svrhmc_exp_sub_power_missing_decay():
     zs = [p.measured[f"SVRG2nd-HMC < SVRG-LD: z @ {n} passes"].value for n in params["passes"]]
     assert all(z < -exp_common.z_one_sided() for z in zs), zs
     assert p.counterexample
+
+
+@pytest.mark.parametrize("module", [E, exp_common, exp_normal_gamma])
+def test_no_hand_built_part_or_verdict(module):
+    """Issue 12: the experiment modules build no Part by hand and write no verdict literal:
+    every verdict comes from a builder of claims.decide."""
+    import inspect
+    import re
+
+    src = inspect.getsource(module)
+    assert "Part(" not in src
+    assert not re.search(r"\"(confirmed|refuted|qualified|not-checkable)\"\s+(if|else)\b", src)
+    assert not re.search(r"\bverdict\s*=\s*\"", src)

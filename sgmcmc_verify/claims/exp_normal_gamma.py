@@ -132,7 +132,9 @@ def normal_gamma_panel(*, profile: str, seed: int, make: SamplerFactory):
     not significantly above ``KL_j`` (one-sided z at α) and at most ``NG_KL_FACTOR``
     times it (similar accuracy).  Confirmed when some SGHMC setting
     is dominated by an SGNHT setting and no SGNHT setting is dominated by an SGHMC one;
-    refuted when some SGNHT setting is dominated; qualified when neither (only trade-offs).
+    refuted when some SGNHT setting is dominated; qualified when neither (only trade-offs):
+    :func:`decide.all_of` of a :func:`decide.counterexample_search` over the SGHMC-over-SGNHT
+    pairs and a :func:`decide.exact_comparison` of the count of SGNHT-over-SGHMC pairs with 1.
     The density RMSE is not used for the verdict: at the accurate settings its Monte Carlo
     floor is as large as its bias (quick profile).
 
