@@ -160,6 +160,10 @@ def test_sgnht_gauss_power_noise_scale_h():
     v = _verdicts(parts)
     assert v["ξ ≈ A at h = 0.001"] == "refuted"
     assert v["SGNHT accurate where SGHMC is not"] == "refuted"
+    # E[ξ] ≈ hV/2 ≈ 4.9 < A = 10 at h = 0.01: not even above A, so no constant repairs
+    # "much larger" and the counterexample search refutes
+    big = {p.name: p for p in parts}["ξ ≫ A at h = 0.01"]
+    assert (big.verdict, big.measured["proved constant"].value) == ("refuted", float("inf"))
 
 
 def test_sgnht_gauss_power_half_noise():
