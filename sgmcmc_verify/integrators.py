@@ -36,8 +36,10 @@ __all__ = [
     "OverdampedEM",
     "OverdampedState",
     "PreconditionedEM",
+    "RefreshState",
     "SGHMCChen",
     "SGHMCEuler",
+    "SGHMCRefresh",
     "SGNHTMatrix",
     "SGNHTReparam",
     "SymmetricSplitting",
@@ -364,6 +366,75 @@ class SGHMCChen(_Momentum):
             inj = math.sqrt(2 * h) * noise @ root.T
         p = state.p - self.A * state.p * h - grad * h + inj
         return state._replace(theta=state.theta + p * h, p=p)
+
+
+class RefreshState(NamedTuple):
+    """SGHMC-with-refresh state: ``theta``, ``p`` (chains, d), the step count ``k``."""
+
+    theta: np.ndarray
+    p: np.ndarray
+    k: int
+    est: Any = None
+
+
+@dataclass(frozen=True)
+class SGHMCRefresh(SGHMCChen):
+    """SGHMC with the momentum resampled every ``L`` steps: Chen, Fox & Guestrin (2014),
+    ICML, Algorithm 2 ("optionally, resample momentum r ~ N(0, M)" at each outer iteration,
+    then ``m`` steps of eq. (15), no M–H step), with ``M = I``, ``C = A``, ``m = L``.
+
+    Algorithm 2's inner step is ``θ_i = θ_{i−1} + h r_{i−1}``,
+    ``r_i = r_{i−1} − h∇Ũ(θ_i) − hA r_{i−1} + N(0, 2(A − B̂)h)``.  Observed as
+    :class:`SGHMCChen` observes it — the pair ``(θ_{i+1}, r_i)``, the momentum the
+    position moved with (SGNHT Algorithm 1's order) — one period of ``L`` steps is
+
+    * step ``k ≡ 0 (mod L)`` (the refresh): ``p' = ξ`` (fresh ``N(0, I)``, the step's
+      noise), ``θ' = θ + h p'`` (Algorithm 2's ``θ_1 = θ_0 + h r_0``; the gradient
+      Algorithm 2 spends on the discarded ``r_m`` is computed and not used);
+    * the other ``L − 1`` steps: :class:`SGHMCChen`'s
+      ``p' = p − Aph − ∇Ũ h + N(0, 2(AI − B̂)h)``, ``θ' = θ + p'h``.
+
+    The θ-chain is Algorithm 2's ``θ_1, …, θ_m`` of each outer iteration.  The law of
+    the chain is periodic with period ``L`` (the step count ``k`` is part of the state).
+    (The inner step is transcribed from Algorithm 2 / eq. (15) of the paper, which is not
+    among ``shared/papers``.  The authors' released code kicks the momentum *before*
+    moving θ, so after a refresh its θ moves with the kicked momentum: a different law.)
+
+    At fixed ``L`` the chain is *not* consistent as ``h → 0``: per period θ moves by
+    ``hLξ`` with drift ``−h²L(L−1)/2·∇U``, i.e. Langevin at temperature ``L/(L − 1)``
+    (``a Var θ → L/(L−1)`` on ``N(0, 1/a)``; ``tests/test_new_references.py``).  Only
+    ``L ∝ 1/h`` (a refresh every fixed time) is.
+
+    Parameters
+    ----------
+    h, A, B_hat, p0
+        As :class:`SGHMCChen` (``p0`` only matters before the first refresh, i.e. never).
+    L : int
+        Steps per momentum refresh (Algorithm 2's ``m``); ``L = 1`` redraws ``p`` every
+        step (then θ is a random walk: no stationary law).
+    """
+
+    L: int = 10
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.L, bool) or not isinstance(self.L, int | np.integer) or self.L < 1:
+            raise ValueError(f"L (steps per momentum refresh) must be an integer ≥ 1: {self.L!r}")
+
+    @property
+    def period(self) -> int:
+        """The period of the chain's law (phase-dependent maps): ``L``."""
+        return int(self.L)
+
+    def init(self, theta0, rng, d):
+        return RefreshState(theta0, self._p0(theta0, rng), 0)
+
+    def advance(self, state, grad, noise):
+        if state.k % self.L == 0:  # Algorithm 2: r ~ N(0, I), then θ_1 = θ_0 + h r_0
+            p = np.array(noise, dtype=np.float64, copy=True)
+            return state._replace(theta=state.theta + self.h * p, p=p, k=state.k + 1)
+        new = super().advance(state, grad, noise)
+        return new._replace(k=state.k + 1)
 
 
 @dataclass(frozen=True)

@@ -417,6 +417,32 @@ def _entries() -> list[AlgorithmSpec]:
             ("stochastic",),
         ),
         AlgorithmSpec(
+            "sghmc-refresh",
+            "PEER-SGHMC-REFRESH",
+            "Chen, Fox & Guestrin 2014 (ICML), Algorithm 2 with M = I, C = A and the optional "
+            "momentum resampling every L steps; observed as sghmc-chen (SGNHT Alg. 1 order); "
+            "at fixed L not consistent as h → 0 (temperature L/(L − 1))",
+            "underdamped",
+            lambda p, h, q: (
+                integ.SGHMCRefresh(
+                    h,
+                    p0=q.get("p0", "zeros"),
+                    A=float(q.get("A", 1.0)),
+                    B_hat=q.get("B_hat", 0.0),
+                    L=q.get("L", 10),
+                ),
+                _sg_gradient(p, h, q),
+            ),
+            dict(_GRAD_PARAMS)
+            | {
+                "A": (1.0, "friction A (Chen et al.'s C)"),
+                "B_hat": (0.0, "noise estimate B̂ (scalar or matrix); A·I − B̂ ⪰ 0"),
+                "L": (10, "steps per momentum refresh p ~ N(0, I) (Algorithm 2's m)"),
+                "p0": ("zeros", "initial momentum (replaced by the first refresh)"),
+            },
+            ("stochastic", "periodic"),
+        ),
+        AlgorithmSpec(
             "sgnht",
             "ALG-SGNHT",
             "SGNHT Algorithm 1, eqs. (5)-(6)",

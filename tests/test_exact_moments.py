@@ -73,11 +73,11 @@ IDENTICAL_1D = gaussian_identical(N=4, d=1, seed=1)
 
 # pSGLD's fixed G changes the drift and the noise: it is not LMC on one datum (it is LMC at
 # step Gh, tests/test_new_references.py), and it reduces no variance.
-OVERDAMPED = [n for n in SUPPORTED if n not in ("sghmc-svr", "svrg-hmc", "saga-hmc", "psgld-fixed")]
+# sghmc-refresh (Chen et al. 2014 Alg. 2) is tested in tests/test_new_references.py.
+NEW = ("psgld-fixed", "sghmc-refresh")
+OVERDAMPED = [n for n in SUPPORTED if n not in ("sghmc-svr", "svrg-hmc", "saga-hmc", *NEW)]
 HMC = ["sghmc-svr", "svrg-hmc", "saga-hmc"]
-VARIANCE_REDUCED = [
-    n for n in SUPPORTED if n not in ("lmc", "sgld", "sgld-wor", "sghmc-svr", "psgld-fixed")
-]
+VARIANCE_REDUCED = [n for n in SUPPORTED if n not in ("lmc", "sgld", "sgld-wor", "sghmc-svr", *NEW)]
 
 
 def _params(name: str, **kw) -> dict:

@@ -873,6 +873,9 @@ _UNDERDAMPED_SCHEME = {
     "saga2-hmc": "splitting",
     "baoa": "baoa",
     "obabo": "obabo",
+    # Chen et al. 2014 Alg. 2: sghmc-chen's step between momentum refreshes; the refresh
+    # makes the chain periodic, so algorithm_moments takes its law from exact.moments.
+    "sghmc-refresh": "sghmc-chen",
 }
 # Registry parameter → scheme parameter (the registry's names already match).
 _PARAM_NAMES = {"uld-em": ("gamma",), "sghmc-euler": ("D",), "splitting": ("D",)}
@@ -891,7 +894,8 @@ def scheme_for(algorithm: str) -> str:
     Overdamped algorithms are ``"lmc"`` (AGLD eq. (3)), except ``sgld`` and
     ``sgld-wor``, which are ``"sgld"`` (the same map; the name says gradient noise
     is expected), and ``psgld-fixed``, which is ``"psgld"``; ``cv-sgld`` is ``"lmc"``
-    (its exact law with ``N > 1`` is in :mod:`sgmcmc_verify.exact.moments`).  ULD-EM
+    (its exact law with ``N > 1`` is in :mod:`sgmcmc_verify.exact.moments`); ``sghmc-refresh``
+    is ``"sghmc-chen"`` between its momentum refreshes (a periodic chain).  ULD-EM
     and its stochastic-gradient versions (``sghmc-ewsg``, ``ewsg``) are ``"uld-em"``;
     ``sghmc-svr``, ``svrg-hmc``, ``saga-hmc`` are ``"sghmc-euler"``; ``svrg2-hmc``,
     ``saga2-hmc`` are ``"splitting"``; ``sghmc-chen`` is ``"sghmc-chen"``.
@@ -947,6 +951,8 @@ def algorithm_moments(
     scheme = scheme_for(algorithm)
     if not isinstance(problem, GaussianQuadratic):
         raise TypeError(f"problem must be a GaussianQuadratic, got {type(problem).__name__}")
+    if algorithm == "sghmc-refresh":
+        return _refresh_moments(problem, h, params)
     unknown = set(params) - set(spec.params)
     if unknown:
         raise ValueError(f"unknown parameter(s) {sorted(unknown)} for {algorithm}")
@@ -975,6 +981,26 @@ def algorithm_moments(
             "or an algorithm with a full or a with-replacement minibatch gradient)"
         )
     return stationary_moments(scheme, problem, h, noise_cov=noise_cov, **scheme_params)
+
+
+def _refresh_moments(problem: GaussianQuadratic, h: float, params: Mapping[str, Any]):
+    """``sghmc-refresh`` (Chen et al. 2014 Alg. 2, a chain of period ``L``): its law at the
+    refresh phase, i.e. after a whole number of periods (the moment equations of
+    :mod:`sgmcmc_verify.exact.moments`).  ``spectral_radius`` is per step: the period
+    map's, to the power ``1/L``."""
+    from . import moments
+
+    st = moments.stationary_moments(moments.affine_chain("sghmc-refresh", problem, h=h, **params))
+    m = 2 * problem.d
+    return StationaryMoments(
+        st.state_mean[0, :m],
+        st.state_cov[0, :m, :m],
+        "sghmc-chen",
+        float(h),
+        dict(params),
+        st.spectral_radius ** (1.0 / st.period),
+        f"{moments.PROVENANCE}; sghmc-refresh at the refresh phase (after whole periods)",
+    )
 
 
 def _minibatch_cov(algorithm: str, problem: GaussianQuadratic, n: Any) -> np.ndarray:

@@ -223,6 +223,9 @@ def build_chain(
     friction: float = 1.0,
     centre: Any = None,
     preconditioner: Any = None,
+    noise_estimate: Any = 0.0,
+    injected: Any = None,
+    refresh: int | None = None,
     description: str = "",
 ) -> AffineChain:
     """Build the affine recursion of a chain from the papers' equations.
@@ -252,10 +255,22 @@ def build_chain(
         (AGLD Strategies 2, 4; SVRHMC Alg. 1 lines 4–5).
     epoch : int
         ``D`` of AGLD, ``K`` of SVRHMC; required when ``total`` is not empty.
-    integrator : {"overdamped", "sghmc-euler"}
-        AGLD eq. (5), or SVRHMC Alg. 1 lines 9–10 (friction ``D``, ``Dh < 1``).
+    integrator : {"overdamped", "sghmc-euler", "sghmc-chen"}
+        AGLD eq. (5); SVRHMC Alg. 1 lines 9–10 (friction ``D``, ``Dh < 1``); or SGHMC as
+        SGNHT Algorithm 1 with ``ξ = A`` (SGNHT eq. (3)): ``p' = (1 − Ah) p − h g +
+        √(2h) R ξ``, ``θ' = θ + h p'``, ``R Rᵀ = A I − B̂``.
     friction : float
-        SVRHMC's ``D`` (``"sghmc-euler"`` only).
+        SVRHMC's ``D`` or SGHMC's ``A`` (momentum integrators only).
+    noise_estimate : float or array_like (d, d)
+        SGHMC's ``B̂`` (``"sghmc-chen"`` only); ``A I − B̂`` must be PSD.
+    injected : float or array_like (d, d), optional
+        With the ``"full"`` estimator: SGNHT §3's injected gradient noise
+        ``∇U + N(0, 2B/h)`` of covariance parameter ``B`` (extra noise columns).
+    refresh : int, optional
+        ``L``: at phases ``k ≡ 0 (mod L)`` the momentum is redrawn, ``p' = ξ``,
+        ``θ' = θ + h p'`` (Chen, Fox & Guestrin 2014, Algorithm 2, observed as
+        :class:`~sgmcmc_verify.integrators.SGHMCRefresh`); the period becomes a
+        multiple of ``L``.
     centre : array_like (d,), optional
         θ̂ of the ``"control-variate"`` estimator (required there, refused elsewhere).
     preconditioner : float or array_like, optional
@@ -286,12 +301,23 @@ def build_chain(
     estimator = choice(
         "estimator", estimator, ("full", "minibatch", "aggregated", "control-variate")
     )
-    integrator = choice("integrator", integrator, ("overdamped", "sghmc-euler"))
+    integrator = choice("integrator", integrator, ("overdamped", "sghmc-euler", "sghmc-chen"))
     N, d = problem.N, problem.d
     if integrator == "sghmc-euler":
         friction = positive("friction", friction)
         if friction * h >= 1:
             raise ValueError(f"SVRHMC Algorithms 1-2 require Dh < 1, got D·h = {friction * h:g}")
+    if integrator == "sghmc-chen":
+        friction = positive("friction", friction)
+    if refresh is not None:
+        if integrator == "overdamped":
+            raise ValueError("a momentum refresh needs a momentum integrator")
+        refresh = positive_int("refresh", refresh)
+    if injected is not None and (estimator != "full" or integrator == "overdamped"):
+        raise ValueError(
+            "injected gradient noise goes with the full gradient of a momentum integrator "
+            "(SGNHT §3)"
+        )
     if estimator == "full":
         access, n = None, 0
         partial, total = (), ()
@@ -348,7 +374,14 @@ def build_chain(
             for i in shared:
                 slot_of[i] = s
     n_slots = len(set(slot_of.values()))
-    mom = integrator == "sghmc-euler"
+    mom = integrator in ("sghmc-euler", "sghmc-chen")
+    noise_root = math.sqrt(2 * friction * h) * np.eye(d)  # SVRHMC: √(2Dh) ξ
+    if integrator == "sghmc-chen":
+        noise_root = math.sqrt(2 * h) * _psd_root("A·I − B̂", friction, noise_estimate, d)
+    inj_root = None
+    if injected is not None:
+        # SGNHT §3: ∇Ũ h = ∇U h + N(0, 2Bh), so the gradient carries √(2B/h)·ζ
+        inj_root = math.sqrt(2 / h) * _psd_root("B", 0.0, -np.asarray(injected, float), d)
     col_theta = 0
     col_p = d if mom else None
     col_slot0 = (2 if mom else 1) * d
@@ -405,28 +438,38 @@ def build_chain(
         return A, b
 
     eye_d = np.eye(d)
+    width = d if inj_root is None else 2 * d
 
     def step(S: tuple[int, ...], phase: int):
         A, b = estimate(S)
         M = np.eye(nz)
         c = np.zeros(nz)
-        B = np.zeros((nz, d))
+        B = np.zeros((nz, width))
         th = slice(col_theta, col_theta + d)
         if not mom:
             # AGLD eq. (5): x' = x − h g + √(2h) ξ; with Li et al.'s fixed G (ε = 2h):
             # x' = x − h G g + √(2h) L ξ, L Lᵀ = G (G = L = I without a preconditioner).
             M[th] -= h * G @ A
             c[th] = -h * G @ b
-            B[th] = math.sqrt(2 * h) * G_root
+            B[th, :d] = math.sqrt(2 * h) * G_root
+        elif refresh is not None and phase % refresh == 0:
+            # Chen et al. 2014 Alg. 2: p ~ N(0, I) afresh, then θ_1 = θ_0 + h p (no gradient)
+            ps = slice(col_p, col_p + d)
+            M[ps] = 0.0
+            B[ps, :d] = eye_d
+            B[th, :d] = h * eye_d
         else:
-            # SVRHMC Alg. 1 lines 9-10: p' = (1 − Dh) p − h g + √(2Dh) ξ; θ' = θ + h p'.
+            # SVRHMC Alg. 1 lines 9-10: p' = (1 − Dh) p − h g + √(2Dh) ξ; θ' = θ + h p'
+            # (SGNHT Alg. 1 with ξ = A: the same with √(2h) R ξ, R Rᵀ = A I − B̂).
             ps = slice(col_p, col_p + d)
             p_row = np.zeros((d, nz))
             p_row[:, ps] = (1 - friction * h) * eye_d
             p_row -= h * A
             M[ps] = p_row
             c[ps] = -h * b
-            B[ps] = math.sqrt(2 * friction * h) * eye_d
+            B[ps, :d] = noise_root
+            if inj_root is not None:
+                B[ps, d:] = -h * inj_root
             M[th] = M[th] + h * p_row
             c[th] = h * c[ps]
             B[th] = h * B[ps]
@@ -447,7 +490,7 @@ def build_chain(
         return M, c, B
 
     law = _access_law(access, N, n)
-    period = math.lcm(law.period, epoch)
+    period = math.lcm(law.period, epoch, refresh or 1)
     return AffineChain(
         description=description or f"{estimator} / {access} / {integrator}",
         problem=problem,
@@ -462,6 +505,20 @@ def build_chain(
         n=n,
         epoch=epoch,
     )
+
+
+def _psd_root(name: str, a: float, S: Any, d: int) -> np.ndarray:
+    """Symmetric ``R``, ``R Rᵀ = a I − S`` (``S`` scalar or (d, d)); ``ValueError`` if not PSD."""
+    S = np.asarray(S, dtype=np.float64)
+    X = a * np.eye(d) - (S * np.eye(d) if S.ndim == 0 else S)
+    if X.shape != (d, d) or not np.allclose(X, X.T, rtol=0, atol=1e-12 * max(1.0, abs(X).max())):
+        raise ValueError(f"{name} must be a scalar or a symmetric ({d}, {d}) matrix")
+    w, V = np.linalg.eigh((X + X.T) / 2)
+    if w.min() < -1e-12 * max(1.0, abs(w).max()):
+        raise ValueError(
+            f"{name} must be positive semi-definite (smallest eigenvalue {w.min():.3g})"
+        )
+    return (V * np.sqrt(np.clip(w, 0, None))) @ V.T
 
 
 def _count(name: str, k: int) -> None:
@@ -834,6 +891,7 @@ SUPPORTED: dict[str, str] = {
     "svrg-ld": "AGLD eqs. (5)-(6) with Strategy 2 (PTU) and RA: SVRG-LD",
     "cv-sgld": "Baker et al. 2019 §3.1, Algorithm 1 (SGLD-CV): a fixed centre, RA",
     "psgld-fixed": "Li et al. 2016 Algorithm 1 with G fixed (ε = 2h), minibatch RA",
+    "sghmc-refresh": "Chen, Fox & Guestrin 2014 Algorithm 2 (M = I), momentum redrawn every L",
     "saga-ld": "AGLD eqs. (5)-(6) with Strategy 3 (PPU) and RA: SAGA-LD",
     "sghmc-svr": "SVRHMC eqs. (1)-(2): SGHMC with a uniform minibatch",
     "svrg-hmc": "SVRHMC Algorithm 1",
@@ -847,6 +905,7 @@ _ACCEPTED = {
     "svrg-ld": {"n", "D", "replace"},
     "cv-sgld": {"n", "centre"},
     "psgld-fixed": {"n", "G"},
+    "sghmc-refresh": {"n", "A", "B_hat", "L", "gradient", "B", "p0"},
     "saga-ld": {"n", "replace"},
     "sghmc-svr": {"b", "D", "replace", "p0"},
     "svrg-hmc": {"b", "K", "D", "replace", "p0"},
@@ -922,6 +981,21 @@ def affine_chain(name: str, problem: Problem, *, h: float, **params: Any) -> Aff
             problem, estimator="aggregated", partial=every, description=desc, **common
         )
     n = int(params.get("n", min(10, N)))
+    if name == "sghmc-refresh":
+        A, B_hat, L = float(params.get("A", 1.0)), params.get("B_hat", 0.0), params.get("L", 10)
+        kind = choice(
+            "gradient", params.get("gradient", "minibatch"), ("minibatch", "full", "injected")
+        )
+        common = dict(h=h, integrator="sghmc-chen", friction=A, noise_estimate=B_hat, refresh=L)
+        desc += f", A={A:g}, B_hat={np.asarray(B_hat).tolist()}, L={L}, gradient {kind}"
+        if kind == "minibatch":
+            n = int(params.get("n", min(10, N)))
+            return build_chain(
+                problem, estimator="minibatch", access="RA", n=n, description=desc + f", n={n}",
+                **common,
+            )  # fmt: skip
+        injected = params.get("B", 1.0) if kind == "injected" else None
+        return build_chain(problem, estimator="full", injected=injected, description=desc, **common)
     if name == "cv-sgld":
         centre = params.get("centre")
         centre = problem.exact["mean"].value if centre is None else centre
