@@ -30,6 +30,15 @@ MATRIX_XI = {
     "fixed ξ: tempered law invariant": True,
 }
 
+#: Ξ as (11) keeps it from a symmetric Ξ₀: the §4.2 density holds on the unique entries
+#: (off-diagonal variance 1/(2μ)); the matrix normal read on them does not.
+SYMMETRIC_XI = {
+    "(11) keeps Ξ symmetric": True,
+    "(9) on symmetric Ξ": True,
+    "Var Ξ₁₂ = 1/(2μ)": True,
+    "MN(D, μ⁻¹I, I) on symmetric Ξ": False,
+}
+
 
 def test_eq9_steps(expect_steps):
     expect_steps(pr.eq9_steps(), EQ9)
@@ -37,6 +46,14 @@ def test_eq9_steps(expect_steps):
 
 def test_matrix_xi_steps(expect_steps):
     expect_steps(pr.matrix_xi_steps(), MATRIX_XI)
+
+
+def test_symmetric_xi_steps(expect_steps):
+    steps = pr.symmetric_xi_steps()
+    expect_steps(steps, SYMMETRIC_XI)
+    # by hand: with e^{−(μ/2)(Ξ₁₂ − D₁₂)²} the Ξ₁₂ terms of (9) leave p₁p₂(Ξ₁₂ − D₁₂);
+    # at p₁ = p₂ = 1, Ξ₁₂ − D₁₂ = 1 that is 1
+    assert steps[-1].counterexample["lhs"] == 1 and steps[-1].counterexample["rhs"] == 0
 
 
 def test_residual_rejects_a_halved_thermostat_drift():

@@ -20,6 +20,10 @@ Every step holds.  Two readings are recorded in the step details: (9) is the sta
 Fokker–Planck equation *for the convention* ``N(0, 2D dt)`` (generator ``v·∇ + D:∇∇ᵀ``),
 and the scalar law is a separate solution of (10) with ``S(ξ) = μ(ξ − D)²/2``, not (11)
 restricted to ``Ξ = ξI`` (that restriction is not invariant under (11): ``dΞ₁₂ = p₁p₂/μ``).
+
+One statement fails on the state space (11) actually keeps (:func:`symmetric_xi_steps`): from
+a symmetric ``Ξ₀`` the law is the §4.2 density on symmetric matrices, off-diagonal variance
+``1/(2μ)``, and ``MN(D, μ⁻¹I, I)`` read on the unique entries is not invariant.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import sympy as sp
 
 from . import Step, identity, is_zero
 
-__all__ = ["eq9_steps", "fokker_planck_residual", "matrix_xi_steps"]
+__all__ = ["eq9_steps", "fokker_planck_residual", "matrix_xi_steps", "symmetric_xi_steps"]
 
 
 def fokker_planck_residual(
@@ -267,3 +271,52 @@ def matrix_xi_steps() -> list[Step]:
              "e^{−(ξ/D)H}, the target at temperature D/ξ", r_temp == 0, "residual 0")
     )  # fmt: skip
     return steps
+
+
+def symmetric_xi_steps() -> list[Step]:
+    """§4.2's law of Ξ when Ξ is symmetric, as (11) keeps it from a symmetric Ξ₀ (n = 2).
+
+    The §4.2 derivation treats the n² entries of Ξ as free coordinates.  (11) has a
+    symmetric drift ``(ppᵀ − I)/μ``, so a symmetric Ξ₀ (e.g. ``Ξ₀ = D``) stays symmetric
+    and Ξ lives on the n(n + 1)/2 unique entries.  There, (9) holds for
+    ``ρ ∝ exp(−U − pᵀp/2 − (μ/2)‖Ξ − D‖²_F)``, in which each off-diagonal entry appears
+    twice: its variance is ``1/(2μ)``.  The matrix normal ``MN(D, μ⁻¹I, I)`` restricted to
+    symmetric Ξ (variance ``1/μ`` for every unique entry) is not invariant: the residual
+    of (9) is ``p₁p₂(Ξ₁₂ − D₁₂)``.
+    """
+    th = sp.symbols("theta1:3", real=True)
+    p1, p2, x11, x12, x22 = sp.symbols("p1 p2 x11 x12 x22", real=True)
+    d11, d12, d22 = sp.symbols("d11 d12 d22", real=True)
+    mu = sp.Symbol("mu", positive=True)
+    U = sp.Function("U")(*th)
+    Xi = sp.Matrix([[x11, x12], [x12, x22]])
+    Dm = sp.Matrix([[d11, d12], [d12, d22]])
+    p = sp.Matrix([p1, p2])
+    v = (p * p.T - sp.eye(2)) / mu
+    f = sp.Matrix([-sp.diff(U, t) for t in th])
+    vp = f - Xi * p
+    var = [*th, p1, p2, x11, x12, x22]
+    drift = [p1, p2, vp[0], vp[1], v[0, 0], v[0, 1], v[1, 1]]
+    diff = sp.zeros(7, 7)
+    diff[2:4, 2:4] = Dm
+    E = Xi - Dm
+    kinetic = U + (p1**2 + p2**2) / 2
+    frob = fokker_planck_residual(var, drift, diff, kinetic + mu * _ddot(E, E) / 2)
+    unique = kinetic + mu * (E[0, 0] ** 2 + E[0, 1] ** 2 + E[1, 1] ** 2) / 2
+    paper = fokker_planck_residual(var, drift, diff, unique)
+    x, d = sp.symbols("x d", real=True)
+    w = sp.exp(-mu * (x - d) ** 2)
+    var12 = sp.integrate((x - d) ** 2 * w, (x, -sp.oo, sp.oo)) / sp.integrate(w, (x, -sp.oo, sp.oo))
+    return [
+        identity("(11) keeps Ξ symmetric", "(11): v(Ξ) = (ppᵀ − I)/μ is symmetric, dΞ₁₂ = dΞ₂₁",
+                 v[0, 1], v[1, 0], "p₁p₂/μ on both sides"),
+        identity("(9) on symmetric Ξ", "(9) with coordinates Ξ₁₁, Ξ₁₂, Ξ₂₂ and "
+                 "ρ ∝ e^{−U − pᵀp/2 − (μ/2)‖Ξ − D‖²_F}", frob, sp.S.Zero,
+                 "residual 0, generic U: the §4.2 density, with Ξ₁₂ counted twice in ‖·‖_F"),
+        identity("Var Ξ₁₂ = 1/(2μ)", "the off-diagonal marginal of that density, "
+                 "∝ e^{−μ(Ξ₁₂ − D₁₂)²}", var12, 1 / (2 * mu), "Gaussian integral"),
+        identity("MN(D, μ⁻¹I, I) on symmetric Ξ", "§4.2: 'Ξ ~ MN(D, μ⁻¹I, I)' read on the "
+                 "unique entries (variance 1/μ each)", paper, sp.S.Zero,
+                 "the residual of (9) is p₁p₂(Ξ₁₂ − D₁₂) ≠ 0: not invariant for symmetric Ξ",
+                 point={p1: 1, p2: 1, x12: 1, d12: 0, x11: 0, x22: 0, d11: 0, d22: 0}),
+    ]  # fmt: skip
