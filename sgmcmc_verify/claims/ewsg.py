@@ -722,11 +722,9 @@ def _within_rounding(
 # n∇V_I(θ), i.e. p which solves [min_p Tr(E_{I∼p}[b_I b_Iᵀ]) s.t. E_{I∼p}[b_I] = 0] (2), is a
 # sparse vector."
 
-#: Theorem 1's regime as the check reads it (the hypothesis that can hold; §4.1).
-T1_REGIME = (
-    "θ fixed; the ∇V_i(θ), 1 ≤ i ≤ n, i.i.d. absolutely continuous (so b_i = n∇V_i − ∇V has "
-    "a joint density on {Σ b = 0}); 'with probability 1' over the data"
-)
+#: Theorem 1's regime as the check reads it (the hypothesis that can hold; §4.1), from the
+#: claim's spec in :data:`~sgmcmc_verify.claims.catalogue.SPECS`.
+T1_REGIME = REGIMES["EWSG-T1"]
 
 #: HiGHS's primal feasibility tolerance (scipy's default ``primal_feasibility_tolerance``).
 HIGHS_FEAS_TOL = 1e-7
