@@ -172,6 +172,8 @@ def test_xi_verdicts(xi):
         assert "(h/2)((A + B)² − 1/n)" in part.erratum["corrected"]
     law = xi.part("law of Ξ (matrix thermostat)")
     assert law.measured["paper's 1/μ off the diagonal: verdict"].value == "qualified"
+    assert law.measured["corrected law proved: verdict"].value == "confirmed"
+    assert law.rule.endswith("exact, counterexample)")  # the proof's exact counterexample
     assert "1/(2μ)" in law.erratum["corrected"]
 
 
