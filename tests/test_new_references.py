@@ -451,3 +451,24 @@ def test_sghmc_refresh_at_fixed_l_is_not_consistent_as_h_shrinks(L):
         return a * moments.stationary_moments(chain).time_cov[0, 0]
 
     assert abs(2 * var(0.001) - var(0.002) - L / (L - 1)) < 1e-5
+
+
+def test_a_huge_svrg_epoch_is_refused_with_the_reason_not_run():
+    """Issue 11: svrg-ld with D = 10⁹ used to grind through 10⁹ phase maps; the moment
+    equations now refuse a period above MAX_PERIOD before building any map, naming cv-sgld
+    (a count of map builds, not a time)."""
+    import dataclasses
+
+    chain = moments.affine_chain("svrg-ld", problem_step(), h=0.1, n=2, D=10**9)
+    calls = []
+
+    def counting(S, phase, step=chain.step):
+        calls.append(phase)
+        return step(S, phase)
+
+    counted = dataclasses.replace(chain, step=counting)
+    with pytest.raises(ValueError, match="cv-sgld"):
+        moments.stationary_moments(counted)
+    with pytest.raises(ValueError, match="period 1000000000"):
+        moments.transient_moments(counted, [5])
+    assert calls == []

@@ -109,6 +109,11 @@ PROVENANCE = "moment equations, linear solve, float64"
 #: Largest number of index sets enumerated from one access state (RA multisets, subsets).
 MAX_TRANSITIONS = 100_000
 
+#: Longest period whose phase maps are built (one map of size ``(nz + 1)⁴`` per phase is
+#: kept): a longer one (``svrg-ld`` with an epoch ``D`` of millions, issue 11) is refused
+#: with that reason instead of running for hours.
+MAX_PERIOD = 20_000
+
 
 # --------------------------------------------------------------------------------------
 # The chain as a periodic random affine recursion
@@ -622,6 +627,16 @@ def _phase_maps(chain: AffineChain) -> list[np.ndarray]:
     ``vec(M̃ Q M̃ᵀ) = (M̃ ⊗ M̃) vec Q``; the noise enters as
     ``vec(B̃B̃ᵀ) · Q[0, 0]``, i.e. the rank-one ``vec(B̃B̃ᵀ) e_0ᵀ``.
     """
+    if chain.period > MAX_PERIOD:
+        hint = (
+            "; a snapshot that is never refreshed is cv-sgld (a fixed centre, period 1)"
+            if chain.epoch > MAX_PERIOD
+            else ""
+        )
+        raise ValueError(
+            f"{chain.description}: period {chain.period} (more than {MAX_PERIOD}): the exact "
+            f"moment equations build one map per phase{hint}"
+        )
     m = chain.nz + 1
     size = m * m
     e0 = np.zeros(size)
