@@ -3,7 +3,9 @@
 For every part whose verdict is ``refuted`` or ``qualified``: the verdict, what
 fails, the corrected statement, the failing equation or line of the paper, the
 regime the paper assumes, and one command that reproduces the counterexample.
-The content comes from each part's ``erratum`` (set by the builders of
+The regime the paper assumes is the claim's, read from its spec
+(:data:`sgmcmc_verify.claims.catalogue.SPECS`); a part that checks a narrower setting
+shows that setting beside it.  The rest comes from each part's ``erratum`` (set by the builders of
 :mod:`sgmcmc_verify.claims.decide`); a negative part without one is listed as such,
 so the ledger never hides a verdict it cannot explain.
 """
@@ -12,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..claims.catalogue import SPECS
 from ..claims.result import ClaimResult, Part
 
-__all__ = ["NEGATIVE", "default_command", "render_errata"]
+__all__ = ["NEGATIVE", "default_command", "paper_regime", "render_errata"]
 
 #: The verdicts an erratum is written for.
 NEGATIVE = ("refuted", "qualified")
@@ -29,6 +32,28 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+#: Printed for a claim whose spec records no regime: it is judged on its statement as printed.
+NO_REGIME = "none beyond the statement (judged as printed)"
+
+
+def paper_regime(claim_id: str) -> str:
+    """The regime the paper assumes for ``claim_id``, from its spec (``""`` if none)."""
+    spec = SPECS.get(claim_id)
+    return spec.regime if spec is not None else ""
+
+
+def _regime_lines(result: ClaimResult, part_regime: str) -> list[str]:
+    """The paper's regime (the claim's spec) and, if narrower or other, the part's own."""
+    paper = _one_line(paper_regime(result.claim_id))
+    own = _one_line(part_regime)
+    if paper and own.startswith(paper):  # the part's regime extends the paper's
+        own = own[len(paper) :].lstrip(" ;,")
+    lines = [f"  - Regime the paper assumes: {paper or NO_REGIME}"]
+    if own:
+        lines.append(f"  - Regime of this part: {own}")
+    return lines
+
+
 def _part_entry(result: ClaimResult, part: Part) -> list[str]:
     lines = [f"- **{part.name}** — *{part.verdict}*"]
     lines.append(f"  - What fails: {_one_line(part.reading) or '(no reading recorded)'}")
@@ -37,8 +62,7 @@ def _part_entry(result: ClaimResult, part: Part) -> list[str]:
         lines.append("  - Corrected statement: *none recorded by the check*")
         lines.append(f"  - Reproduce: `{default_command(result)}`")
         return lines
-    if e.get("regime"):
-        lines.append(f"  - Regime the paper assumes: {_one_line(e['regime'])}")
+    lines += _regime_lines(result, e.get("regime") or "")
     lines.append(f"  - Corrected statement: {_one_line(e['corrected'])}")
     lines.append(f"  - Failing step: {_one_line(e['failing_step'])}")
     lines.append(f"  - Counterexample: `{e.get('command') or default_command(result)}`")
