@@ -8,6 +8,7 @@ prints the paper's regime from it.
 
 import ast
 import dataclasses
+import html
 import re
 from pathlib import Path
 
@@ -181,3 +182,15 @@ def test_errata_show_only_what_a_part_adds_to_the_papers_regime():
     same = render_errata([_negative("SVRHMC-L1", claims.REGIMES["SVRHMC-L1"])])
     assert "Regime of this part" not in same  # the part checks the paper's regime itself
     assert _paper_regime_lines(render_errata([_negative("NOT-A-CLAIM", "")])) == [NO_REGIME]
+
+
+@pytest.mark.parametrize("claim_id", ["SVRHMC-L1", "SVRHMC-SPLIT"])
+def test_the_reports_claim_sections_print_the_tables_regime(claim_id):
+    from sgmcmc_verify.report import html_page, markdown
+
+    r = _negative(claim_id, "h = 0.5 only")
+    regime = " ".join(SPECS[claim_id].regime.split()) or NO_REGIME
+    md = "\n".join(markdown._section(r, []))
+    assert f"**Regime the paper assumes:** {markdown.md_text(regime)}" in md
+    page = html_page._section(r, [], {})
+    assert f"<strong>Regime the paper assumes:</strong> {html.escape(regime)}</p>" in page

@@ -9,10 +9,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..claims.catalogue import INFO
+from ..claims.catalogue import INFO, SPECS
 from ..claims.result import ClaimResult
 
 __all__ = [
+    "NO_REGIME",
     "anchor",
     "clip",
     "fmt",
@@ -20,10 +21,25 @@ __all__ = [
     "key_numbers",
     "ledger_rows",
     "measurement_text",
+    "paper_regime",
     "table_rows",
     "timings",
     "why",
 ]
+
+#: Printed for a claim whose spec records no regime: it is judged on its statement as printed.
+NO_REGIME = "none beyond the statement (judged as printed)"
+
+
+def paper_regime(claim_id: str) -> str:
+    """The regime the paper assumes for ``claim_id``, read from its spec (issue 12).
+
+    ``""`` for a claim whose spec records none, or an ID the table does not know (a report
+    read back from an older document).
+    """
+    spec = SPECS.get(claim_id)
+    return " ".join(spec.regime.split()) if spec is not None else ""
+
 
 #: Length of a ledger "why" line, in characters (one line of a wide cell, two of a narrow one).
 WHY_CHARS = 160

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..claims.catalogue import SPECS
 from ..claims.result import ClaimResult, Part
+from ._format import NO_REGIME, paper_regime
 
-__all__ = ["NEGATIVE", "default_command", "paper_regime", "render_errata"]
+__all__ = ["NEGATIVE", "NO_REGIME", "default_command", "paper_regime", "render_errata"]
 
 #: The verdicts an erratum is written for.
 NEGATIVE = ("refuted", "qualified")
@@ -32,19 +32,9 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-#: Printed for a claim whose spec records no regime: it is judged on its statement as printed.
-NO_REGIME = "none beyond the statement (judged as printed)"
-
-
-def paper_regime(claim_id: str) -> str:
-    """The regime the paper assumes for ``claim_id``, from its spec (``""`` if none)."""
-    spec = SPECS.get(claim_id)
-    return spec.regime if spec is not None else ""
-
-
 def _regime_lines(result: ClaimResult, part_regime: str) -> list[str]:
     """The paper's regime (the claim's spec) and, if narrower or other, the part's own."""
-    paper = _one_line(paper_regime(result.claim_id))
+    paper = paper_regime(result.claim_id)
     own = _one_line(part_regime)
     if paper and own.startswith(paper):  # the part's regime extends the paper's
         own = own[len(paper) :].lstrip(" ;,")

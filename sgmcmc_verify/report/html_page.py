@@ -18,7 +18,17 @@ from typing import Any
 
 from ..claims.catalogue import INFO
 from ..claims.result import VERDICTS, ClaimResult, Part
-from ._format import anchor, clip, fmt, grid_rows, ledger_rows, timings, why
+from ._format import (
+    NO_REGIME,
+    anchor,
+    clip,
+    fmt,
+    grid_rows,
+    ledger_rows,
+    paper_regime,
+    timings,
+    why,
+)
 from .schema import PENDING_STATUSES
 
 __all__ = ["render_html"]
@@ -362,6 +372,8 @@ def _section(r: ClaimResult, figures: list[dict[str, str]], pngs: dict[str, byte
         "↑ contents</a></h3>",
         f"<p><em>{escape(r.paper)}, {escape(r.location)}.</em> {escape(r.statement)}</p>",
         f"<p><strong>Expected:</strong> {escape(r.expectation)}</p>",
+        "<p><strong>Regime the paper assumes:</strong> "
+        f"{escape(paper_regime(r.claim_id) or NO_REGIME)}</p>",
         f'<p class="why"><strong>Why:</strong> {escape(why(r))}</p>',
     ]
     out.append(_reading(r))

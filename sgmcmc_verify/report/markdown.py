@@ -16,7 +16,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..claims.result import VERDICTS, ClaimResult
-from ._format import anchor, fmt, grid_rows, ledger_rows, measurement_text, timings, why
+from ._format import (
+    NO_REGIME,
+    anchor,
+    fmt,
+    grid_rows,
+    ledger_rows,
+    measurement_text,
+    paper_regime,
+    timings,
+    why,
+)
 from .schema import PENDING_STATUSES
 
 __all__ = ["md_code", "md_fence", "md_text", "render_markdown"]
@@ -161,6 +171,8 @@ def _section(r: ClaimResult, figures: list[dict[str, str]]) -> list[str]:
         f"*{md_text(r.paper)}, {md_text(r.location)}.* {md_text(r.statement)}",
         "",
         f"**Verdict: {md_text(r.verdict)}.** Expected: {md_text(r.expectation)}",
+        "",
+        f"**Regime the paper assumes:** {md_text(paper_regime(r.claim_id) or NO_REGIME)}",
         "",
         f"**Why:** {md_text(why(r))}",
         "",
