@@ -214,7 +214,9 @@ def check_dw(
     sz = _DW[profile]
     problem = double_well()
     h, B = 0.01, 1.0
-    budget = _Budget(13)
+    # the decided tests: gradient noise 1; ξ = 1 and SGNHT 3 each (θ-law, E[K], mixing);
+    # ξ = 10 2 (rate, E[K]); ξ = 0.1 2 (E[K], TV to ρ); ξ → B 1
+    budget = _Budget(12)
     rho = TemperedDoubleWell(problem, 1.0)
     rho_hot = TemperedDoubleWell(problem, B / 0.1)
     rho_cold = TemperedDoubleWell(problem, B / 10.0)
