@@ -10,6 +10,8 @@ from sgmcmc_verify import claims
 from sgmcmc_verify.claims.result import ClaimResult, Measurement, Part, combine_verdicts
 
 CLAIMS_MD = Path(claims.__file__).parents[1] / "data" / "CLAIMS.md"  # shipped catalogue
+#: The project's catalogue, beside the repository on the development machine only.
+SHARED_CLAIMS_MD = Path(__file__).resolve().parents[2] / "shared" / "CLAIMS.md"
 
 
 def test_ids_and_catalogue():
@@ -22,6 +24,12 @@ def test_catalogue_is_a_verbatim_copy_of_claims_md():
     text = CLAIMS_MD.read_text()
     found = dict(re.findall(r"^- ([A-Z][A-Z0-9-]+) (.*)$", text[text.index("## Claims") :], re.M))
     assert found == {k: v.statement for k, v in claims.CATALOGUE.items()}
+
+
+def test_shipped_catalogue_is_the_projects():
+    if not SHARED_CLAIMS_MD.is_file():
+        pytest.skip("shared/CLAIMS.md is not beside the repository (an installed copy)")
+    assert CLAIMS_MD.read_text() == SHARED_CLAIMS_MD.read_text()
 
 
 def test_check_rejects_bad_input(monkeypatch):

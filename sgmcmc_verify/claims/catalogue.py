@@ -3,10 +3,11 @@
 A spec holds everything the package knows about a claim before checking it: its ID, paper,
 location and statement (copied verbatim from ``shared/CLAIMS.md`` so the package runs
 without the shared folder; ``tests/test_claims_api.py`` checks the copy against the shipped
-``data/CLAIMS.md``), the check that judges it (module and function of
-:mod:`sgmcmc_verify.claims`, imported only when the check runs), the one-line expectation the
-verdict is judged against, and the regime the paper assumes for it (issue 12: a
-counterexample refutes only inside that regime; outside it the claim is qualified).
+``data/CLAIMS.md``, and that against ``shared/CLAIMS.md`` where present), the check that
+judges it (module and function of :mod:`sgmcmc_verify.claims`, imported only when the check
+runs), the one-line expectation the verdict is judged against, and the regime the paper
+assumes for it (issue 12: a counterexample refutes only inside that regime; outside it the
+claim is qualified).
 
 :data:`SPECS` is the one table; :data:`CATALOGUE`, :data:`SUBSTITUTES`, :data:`TOOL_CLAIMS`,
 :data:`INFO`, :data:`REGIMES`, :data:`EXPECTATIONS` and :data:`CHECK_TARGETS` are derived from
