@@ -43,6 +43,7 @@ __all__ = [
     "law_gap",
     "probed_chain",
     "rounding_ops",
+    "rounding_scale",
     "setting",
 ]
 
@@ -386,6 +387,19 @@ def law_gap(a: Law, b: Law) -> float:
     if not gaps:
         raise ValueError("the two laws share neither transient steps nor a stationary law")
     return float(max(gaps))
+
+
+def rounding_scale(law: Law) -> float:
+    """Magnitude of the second moments the recursion carries: ``1 + max|Σ| + max|m|²``.
+
+    The moment equations propagate ``E[z̃ z̃ᵀ]`` (mean products included) and the
+    covariance is recovered as ``E[zzᵀ] − m mᵀ``, so rounding scales with ``|m|²`` too.
+    """
+    if law.steps:
+        cov, mean = law.cov, law.mean
+    else:
+        cov, mean = law.stat_cov, law.stat_mean
+    return 1.0 + float(np.abs(cov).max()) + float(np.abs(mean).max()) ** 2
 
 
 def rounding_ops(law: Law) -> int:

@@ -178,9 +178,8 @@ def _linear_law_part(make, name, h, mc_chains, seed, alpha) -> Part:
         f"{k} = {v}" for k, v in s.params.items()
     )
     exact = _inv_exact.exact_law(name, h, TRANSIENT_STEPS, _THETA0)
-    scale = exact.cov if exact.steps else exact.stat_cov
     tol = decide.rounding_tolerance(
-        max(1.0, float(np.abs(scale).max())), _inv_exact.rounding_ops(exact)
+        _inv_exact.rounding_scale(exact), _inv_exact.rounding_ops(exact)
     )
     compared = (
         (
