@@ -161,7 +161,8 @@ def check_dw(
 
     * **§3 dynamics**: one step from i.i.d. states reproduces
       ``p' = p − ξph − h g`` with the gradient estimate ``g`` the step used (to
-      rounding), and ``h(g − ∇U)`` has variance ``2Bh`` (χ² test).
+      rounding), and ``h(g − ∇U)`` has variance ``2Bh`` (a test with its power);
+      :func:`_dw_setup_part`.
     * **ξ = 1 samples correctly**, **SGNHT samples correctly with kinetic energy
       0.5**: the θ-law's TV to ``ρ ∝ exp(−U)`` (20 equiprobable bins, exact by
       quadrature, per-chain fractions i.i.d. over chains) within the first-order
@@ -169,11 +170,14 @@ def check_dw(
       chain's value (Euler's for fixed ξ, 0.5 for SGNHT) with its power, and well
       switching faster than one per paper run (``T_PAPER`` time units); combined by
       :func:`decide.all_of` (:func:`_dw_correct_part`).
-    * **ξ = 10 sticks in one well**: switching rate below ``1/T_PAPER`` (Poisson
-      test), kinetic energy below 0.5.
-    * **ξ = 0.1 overheats**: kinetic energy above 0.5 and the θ-law ≠ ρ; the θ-law
-      is also compared with ``exp(−(ξ/B)U)`` (temperature B/ξ = 10).
-    * **ξ → B** (Appendix B): E[ξ] of SGNHT against B (derived O(h) term 0 here).
+    * **ξ = 10 sticks in one well**: the exact (Garwood) upper bound on the switching
+      rate below ``1/T_PAPER``, the upper confidence bound on E[K] below 0.5
+      (:func:`_dw_stick_part`).
+    * **ξ = 0.1 overheats**: the lower confidence bound on E[K] above 0.5, and on the
+      TV to ρ above the discretisation bias (:func:`_dw_hot_part`); the θ-law is also
+      compared with ``exp(−(ξ/B)U)`` (temperature B/ξ = 10), reported.
+    * **ξ → B** (Appendix B): E[ξ] of SGNHT against B with its power (derived O(h)
+      term 0 here; :func:`_dw_xi_part`).
 
     Time horizon.  The barrier is ≈ 4.3 nats above the left well and 2.2 above the
     right one; at ξ = 1 a chain switches wells about 0.005 times per time unit (≈ 50

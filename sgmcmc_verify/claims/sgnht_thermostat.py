@@ -294,19 +294,23 @@ def check_xi(
     after a burn-in, per-chain time averages of ξ and ξ² over a grid of h give,
     per setting, three parts:
 
-    * **E[ξ] → A + B**: quadratic WLS in h, intercept z-tested against ``A + B``.
+    * **E[ξ] → A + B**: quadratic WLS in h, intercept tested against ``A + B`` with its
+      power (:func:`_limit_part`).
     * **O(h) term**: with the intercept fixed at ``A + B``, the WLS slope ``b`` of
-      ``E[ξ](h) − (A + B) = b h + c h²`` and its CI, compared with the derived
-      ``b* = (D² − 1/n)/2`` (:func:`derived_xi_slope`).
-    * **law**: the pooled variance extrapolated to h → 0 against ``1/μ = 1/n``; at
-      the smallest h, the last ξ of each chain (i.i.d.) by a KS test against
-      ``N(A + B, 1/n)`` and D'Agostino's normality test (shape only).
+      ``E[ξ](h) − (A + B) = b h + c h²`` tested against the derived
+      ``b* = (D² − 1/n)/2`` (:func:`derived_xi_slope`), and the exact comparison
+      ``b* = 0`` that qualifies "E[ξ] = A + B" at h > 0 (:func:`_xi_parts`).
+    * **law**: the mean, the pooled variance extrapolated to h → 0 against ``1/μ = 1/n``,
+      and the skewness and kurtosis of the last ξ of each chain (i.i.d.) at the smallest
+      h; a KS distance to ``N(A + B, 1/n)`` is reported.
 
     And the matrix thermostat (eq. (11), ``sgnht-mat``, μ = 1) on the 2-D Gaussian
     with scalar ``A = 0.5`` and anisotropic ``B = [[1, .5], [.5, .75]]``: E[Ξ] of the
     three unique entries against ``A·I + B`` (as above), and the entry variances
-    against ``1/μ`` (diagonal) and ``1/(2μ)`` (off-diagonal, symmetric Ξ) versus
-    the ``1/μ`` of ``MN(D, μ⁻¹I, I)``.
+    against ``1/μ`` (diagonal) and ``1/(2μ)`` (off-diagonal, symmetric Ξ), with the
+    ``1/μ`` of ``MN(D, μ⁻¹I, I)`` judged by the exact counterexample of
+    :func:`~sgmcmc_verify.proofs.sgnht_fokker_planck.symmetric_xi_steps`
+    (:func:`_matrix_parts`).
 
     Parameters
     ----------
