@@ -170,8 +170,9 @@ def _linear_law_part(make, name, h, mc_chains, seed, alpha) -> Part:
     (:mod:`._inv_exact`), equals the scheme's independently derived law to float64
     rounding; (b) that law's stationary bias shrinks as h → 0 (or is zero); (c) Monte
     Carlo of the implementation's own sampler path (the driver, which draws its indices
-    and noise) matches the exact transient law at step :data:`MC_STEP` in mean and
-    variance of ``wᵀθ`` — the only part that sees a bug in how the noise is *drawn*.
+    and noise) matches the exact transient law at step :data:`MC_STEP` in the mean of
+    ``wᵀθ`` and the covariance scale (:func:`_mc_crosscheck`) — the only part that sees a
+    bug in how the noise or the indices are *drawn*.
     """
     s = _inv_exact.setting(name)
     where = f"N = {s.problem.N}, d = {s.problem.d} ({s.problem.name}), " + ", ".join(
