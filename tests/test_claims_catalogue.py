@@ -182,6 +182,10 @@ def test_errata_show_only_what_a_part_adds_to_the_papers_regime():
     same = render_errata([_negative("SVRHMC-L1", claims.REGIMES["SVRHMC-L1"])])
     assert "Regime of this part" not in same  # the part checks the paper's regime itself
     assert _paper_regime_lines(render_errata([_negative("NOT-A-CLAIM", "")])) == [NO_REGIME]
+    bare = ClaimResult(
+        "SVRHMC-L1", "SVRHMC", "l", "s", "refuted", parts=[Part("p", "refuted", "", {}, "fails")]
+    )  # a negative part without an erratum still states the paper's regime
+    assert _paper_regime_lines(render_errata([bare])) == [claims.REGIMES["SVRHMC-L1"]]
 
 
 @pytest.mark.parametrize("claim_id", ["SVRHMC-L1", "SVRHMC-SPLIT"])

@@ -49,6 +49,7 @@ def _part_entry(result: ClaimResult, part: Part) -> list[str]:
     lines.append(f"  - What fails: {_one_line(part.reading) or '(no reading recorded)'}")
     e = part.erratum
     if e is None:
+        lines += _regime_lines(result, "")
         lines.append("  - Corrected statement: *none recorded by the check*")
         lines.append(f"  - Reproduce: `{default_command(result)}`")
         return lines
