@@ -470,13 +470,15 @@ def _claim_units(cid: str, profile: str, seed: int) -> list[tuple[Any, Any]]:
 
 
 def _unit_worker(cid: str, profile: str, seed: int, chunk: slice, conn: Any) -> None:
-    """Units ``chunk`` of claim ``cid`` in a child process: ``{unit key: result}`` (or the
-    exception's text) back through ``conn``."""
+    """Units ``chunk`` of claim ``cid`` in a child process: ``({unit key: result}, seconds)``
+    (or the exception's text) back through ``conn``."""
     _child_signals()
+    t0 = time.perf_counter()
     try:
         from .parallel import run_units
 
-        result: Any = run_units(_claim_units(cid, profile, seed)[chunk])
+        result: Any = (run_units(_claim_units(cid, profile, seed)[chunk]),
+                       time.perf_counter() - t0)  # fmt: skip
     except BaseException as exc:
         result = f"{type(exc).__name__}: {exc}"
     conn.send(result)
@@ -505,7 +507,7 @@ def _run_processes(
             # imported here, before the fork, so that no child imports it again
             n = len(_claim_units(cid, args.profile, args.seed))
             chunks = [slice(i, i + _UNITS_PER_TASK) for i in range(0, n, _UNITS_PER_TASK)]
-            pending[cid] = {"left": len(chunks), "table": {}, "error": None}
+            pending[cid] = {"left": len(chunks), "table": {}, "error": None, "seconds": 0.0}
             todo[:0] = [("units", cid, c) for c in chunks]
         else:
             todo.append(("claim", cid, None))
@@ -536,8 +538,9 @@ def _run_processes(
                 if kind == "units":
                     state = pending[cid]
                     state["left"] -= 1
-                    if isinstance(result, dict):
-                        state["table"].update(result)
+                    if isinstance(result, tuple):
+                        state["table"].update(result[0])
+                        state["seconds"] += result[1]
                     elif state["error"] is None:
                         state["error"] = (
                             f"a worker process running units of this claim died: "
@@ -555,6 +558,8 @@ def _run_processes(
                     why = _exit_reason(proc.exitcode)
                     msg = f"the worker process running this claim died: {why}"
                     result = _failed(cid, msg, args.profile, args.seed)
+                elif cid in pending:  # its time includes the units' (summed over tasks)
+                    result.runtime_s += pending[cid]["seconds"]
                 on_result(result)
     except BaseException:
         _stop(proc for _, proc in running.values())
