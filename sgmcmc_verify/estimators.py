@@ -156,6 +156,19 @@ def fill_by_chunks(
             out[lo : lo + step, cols] = block
 
 
+#: Bytes of one ``(block, b, d)`` temporary in the blocked SAGA/PPU steps.  Temporaries of
+#: the full ``(chains, b, d)`` size (8 MB at 1e4 chains, b = d = 10) are fresh pages from the
+#: kernel at every step (glibc hands such blocks back), and their page faults cost more than
+#: the arithmetic; blocks this small are reused from the heap and stay in the L2 cache.
+STEP_BLOCK_BYTES = 2**18
+
+
+def chain_blocks(chains: int, bytes_per_chain: int) -> list[slice]:
+    """Slices of about :data:`STEP_BLOCK_BYTES` / ``bytes_per_chain`` chains covering ``chains``."""
+    step = max(1, STEP_BLOCK_BYTES // max(1, bytes_per_chain))
+    return [slice(lo, min(lo + step, chains)) for lo in range(0, chains, step)]
+
+
 def data_grad_sum(problem: Problem, theta: np.ndarray) -> np.ndarray:
     """``Σ_i ∇f_i(θ) = ∇U(θ) − ∇U_0(θ)``, shape (chains, d): the snapshot gradient of SVRG/PTU.
 
@@ -503,6 +516,11 @@ class AGLD:
                 s_now = problem.component_scalars(theta, idx)
                 now = s_now[..., None] * Zi
                 alpha = np.take(table_rows(snap.scalars), rows)[..., None] * Zi
+            elif isinstance(problem, GLMProblem):
+                weights = self._refresh_weights(problem, idx)
+                diff_sum, dtotal, s_now = _table_glm_sums(problem, theta, snap.table, idx, weights)
+                g = problem.prior_grad(theta) + (problem.N / self.n) * diff_sum
+                return g + snap.total, _AGLDCache(None, None, s_now, rows, dtotal)
             else:
                 now = problem.component_grads(theta, idx)
                 alpha = np.take(table_rows(snap.table), rows, axis=0)
@@ -510,11 +528,22 @@ class AGLD:
         g = problem.prior_grad(theta) + (problem.N / self.n) * diff.sum(axis=1)
         return g + snap.total, _AGLDCache(now, diff, s_now, rows)
 
+    def _refresh_weights(self, problem: Problem, idx: np.ndarray) -> np.ndarray | None:
+        """1.0 where batch entry ``j`` refreshes a distinct ``α_i`` after this step, else 0.0.
+
+        The strategy's partial mask (``None`` when it refreshes nothing) restricted to
+        the first occurrence of each index: the weights of the running total's update.
+        """
+        part = self.snapshot.partial(idx, problem.N)
+        if part is None:
+            return None
+        return (first_occurrence(idx) & part).astype(float)
+
     def update(self, problem, state, theta, theta_new, rand, cache):
         idx, k, snap = rand, state.k, state.snap
         part = self.snapshot.partial(idx, problem.N)
         if part is not None:
-            snap = _partial_refresh(snap, idx, part, cache, k)
+            snap = _partial_refresh(problem, snap, idx, part, cache, k)
         tot = self.snapshot.total(k, problem.N)
         if tot is not None:
             snap = _total_refresh(problem, snap, theta_new, tot, k + 1)
@@ -524,10 +553,43 @@ class AGLD:
 class _AGLDCache(NamedTuple):
     """What :meth:`AGLD.estimate` computed that :meth:`AGLD.update` reuses."""
 
-    now: np.ndarray  # (chains, n, d): ∇f_i(x^(k)) for the batch
-    diff: np.ndarray  # (chains, n, d): ∇f_i(x^(k)) − α_i
-    s_now: np.ndarray | None  # (chains, n): the GLM scalars s_i(x^(k)) (scalar storage)
+    now: np.ndarray | None  # (chains, n, d): ∇f_i(x^(k)) for the batch (None: see s_now)
+    diff: np.ndarray | None  # (chains, n, d): ∇f_i(x^(k)) − α_i (None: see dtotal)
+    s_now: np.ndarray | None  # (chains, n): the GLM scalars s_i(x^(k)) (GLM table/scalars)
     rows: np.ndarray | None  # (chains, n): flat_rows of the batch (table/scalar storage)
+    dtotal: np.ndarray | None = None  # (chains, d): the running total's change, if known
+
+
+def _table_glm_sums(
+    problem: GLMProblem,
+    theta: np.ndarray,
+    table: np.ndarray,
+    idx: np.ndarray,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """A gradient table's batch sums for a GLM, by blocks of chains (:func:`chain_blocks`).
+
+    Returns ``Σ_j (∇f_i(x) − α_i)``, ``Σ_j weights_j (∇f_i(x) − α_i)`` (``None`` without
+    weights) and the scalars ``s_i(x)``, ``∇f_i(x) = s_i(x) z_i`` (the table's new
+    entries, rebuilt from them when written).  No ``(chains, n, d)`` temporary exists.
+    """
+    chains, n = idx.shape
+    d = problem.d
+    rows = table_rows(table)
+    sums = np.empty((chains, 2, d))
+    w = np.ones((chains, 2, n))
+    if weights is not None:
+        w[:, 1] = weights
+    s_now = np.empty((chains, n))
+    for sl in chain_blocks(chains, n * d * 8):
+        i = idx[sl]
+        Zi = np.take(problem.Z, i, axis=0)
+        # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
+        s = s_now[sl] = problem._scalars(Zi, theta[sl], i)
+        diff = np.take(rows, flat_rows(i, problem.N) + sl.start * problem.N, axis=0)
+        np.subtract(np.multiply(s[..., None], Zi, out=Zi), diff, out=diff)
+        np.matmul(w[sl], diff, out=sums[sl])
+    return sums[:, 0], (None if weights is None else sums[:, 1]), s_now
 
 
 def _fresh(problem: Problem, scalar: bool, cols: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
@@ -542,7 +604,7 @@ def _fresh(problem: Problem, scalar: bool, cols: np.ndarray) -> Callable[[np.nda
     return make
 
 
-def _partial_refresh(snap, idx, mask, cache, k):
+def _partial_refresh(problem, snap, idx, mask, cache, k):
     """Set ``α_i = ∇f_i(x^{(k)})`` for the masked batch entries (in place).
 
     Duplicated indices write identical values (same ``i``, same ``x^{(k)}``), so
@@ -552,15 +614,37 @@ def _partial_refresh(snap, idx, mask, cache, k):
     if isinstance(snap, PointSnapshot):
         raise ValueError("a point snapshot cannot be partially refreshed")
     everywhere = bool(mask.all())
-    once = first_occurrence(idx) if everywhere else mask & first_occurrence(idx)
-    total = snap.total + (once[:, None, :].astype(float) @ cache.diff)[:, 0]
+    if cache.dtotal is not None:
+        total = snap.total + cache.dtotal
+    else:
+        once = first_occurrence(idx) if everywhere else mask & first_occurrence(idx)
+        total = snap.total + (once[:, None, :].astype(float) @ cache.diff)[:, 0]
     rows = cache.rows if everywhere else cache.rows[mask]
     table_rows(snap.stamp)[rows] = k
     if isinstance(snap, ScalarSnapshot):
         table_rows(snap.scalars)[rows] = cache.s_now if everywhere else cache.s_now[mask]
         return ScalarSnapshot(snap.scalars, total, snap.stamp)
-    table_rows(snap.table)[rows] = cache.now if everywhere else cache.now[mask]
+    if cache.now is not None:
+        table_rows(snap.table)[rows] = cache.now if everywhere else cache.now[mask]
+    else:
+        _write_glm_entries(problem, snap.table, idx, None if everywhere else mask, cache.s_now)
     return TableSnapshot(snap.table, total, snap.stamp)
+
+
+def _write_glm_entries(problem, table, idx, mask, s_now) -> None:
+    """``α_i ← s_i z_i`` for the batch entries (the masked ones), by blocks of chains.
+
+    The products are the ones :func:`_table_glm_sums` formed, bit for bit.  ``mask``
+    ``None`` means all entries (a boolean selection costs 2–5× the write itself).
+    """
+    chains, n = idx.shape
+    rows = table_rows(table)
+    for sl in chain_blocks(chains, n * problem.d * 8):
+        i, s = idx[sl], s_now[sl]
+        r = flat_rows(i, problem.N) + sl.start * problem.N
+        if mask is not None:
+            i, s, r = i[mask[sl]], s[mask[sl]], r[mask[sl]]
+        rows[r] = s[..., None] * np.take(problem.Z, i, axis=0)
 
 
 def _total_refresh(problem, snap, theta_new, mask, k1):
@@ -717,25 +801,70 @@ class SAGA(_UniformBatch):
         return SAGAState(alpha, data_grad_sum(problem, theta))
 
     def estimate(self, problem, theta, state, rand, context=None):
-        chains, b = rand.shape
-        now = problem.component_grads(theta, rand)
         rows = flat_rows(rand, problem.N)
-        # ∇f_i(α^i) (line 7): every (chain, batch entry) has its own point α^i, so the
-        # b·chains pairs are evaluated as b·chains one-index "chains" in one call.
-        points = np.take(table_rows(state.alpha), rows.reshape(-1), axis=0)
-        old = problem.component_grads(points, rand.reshape(-1, 1)).reshape(chains, b, -1)
-        diff = np.subtract(now, old, out=old)  # ∇f_i(α^i) is not needed again
-        g = problem.prior_grad(theta) + (problem.N / self.b) * diff.sum(axis=1)
-        return g + state.g, (diff, rows)
+        once = first_occurrence(rand)
+        if isinstance(problem, GLMProblem):
+            diff_sum, dg = _saga_glm_sums(problem, theta, table_rows(state.alpha), rand, rows, once)
+        else:
+            chains, b = rand.shape
+            now = problem.component_grads(theta, rand)
+            # ∇f_i(α^i) (line 7): every (chain, batch entry) has its own point α^i, so the
+            # b·chains pairs are evaluated as b·chains one-index "chains" in one call.
+            points = np.take(table_rows(state.alpha), rows.reshape(-1), axis=0)
+            old = problem.component_grads(points, rand.reshape(-1, 1)).reshape(chains, b, -1)
+            diff = np.subtract(now, old, out=old)  # ∇f_i(α^i) is not needed again
+            diff_sum = diff.sum(axis=1)
+            dg = (once[:, None, :].astype(float) @ diff)[:, 0]
+        g = problem.prior_grad(theta) + (problem.N / self.b) * diff_sum
+        return g + state.g, _SAGACache(dg, rows)
 
     def update(self, problem, state, theta, theta_new, rand, cache):
-        # ∇f_i(α_{t+1}^i) = ∇f_i(θ_t) was computed on line 7: g moves by the difference.
-        diff, rows = cache
-        once = first_occurrence(rand)
-        g = state.g + (once[:, None, :].astype(float) @ diff)[:, 0]
+        # ∇f_i(α_{t+1}^i) = ∇f_i(θ_t) was computed on line 7: g moves by the difference,
+        # each distinct i once (the estimate summed it over first occurrences).
+        g = state.g + cache.dg
         # α^i ← θ_t for i ∈ I (line 10); a repeated i writes the same θ_t twice.
-        table_rows(state.alpha)[rows] = theta[:, None, :]
+        table_rows(state.alpha)[cache.rows] = theta[:, None, :]
         return SAGAState(state.alpha, g)
+
+
+class _SAGACache(NamedTuple):
+    """What :meth:`SAGA.estimate` computed that :meth:`SAGA.update` reuses."""
+
+    dg: np.ndarray  # (chains, d): Σ over distinct i ∈ I of ∇f_i(θ_t) − ∇f_i(α_t^i) (line 11)
+    rows: np.ndarray  # (chains, b): flat_rows of the batch
+
+
+def _saga_glm_sums(
+    problem: GLMProblem,
+    theta: np.ndarray,
+    points: np.ndarray,
+    idx: np.ndarray,
+    rows: np.ndarray,
+    once: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """SAGA's two batch sums for a GLM, ``∇f_i = s_i z_i``: over all ``j`` and over first ones.
+
+    ``Σ_j (∇f_i(θ) − ∇f_i(α^i)) = Σ_j (s_i(θ) − s_i(α^i)) z_i``: the gathered ``z_i``
+    serve both scalars and both sums (one ``(2, b) @ (b, d)`` product per chain), and the
+    work goes by blocks of chains (:func:`chain_blocks`), so no ``(chains, b, d)``
+    temporary exists.  ``points`` is the ``(chains·N, d)`` view of the table of ``α^i``.
+    """
+    chains, b = idx.shape
+    d = problem.d
+    sums = np.empty((chains, 2, d))
+    w = np.empty((chains, 2, b))
+    for sl in chain_blocks(chains, b * d * 8):
+        i = idx[sl]
+        Zi = np.take(problem.Z, i, axis=0)
+        # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
+        s_now = problem._scalars(Zi, theta[sl], i)
+        pts = np.take(points, rows[sl], axis=0)
+        # One point per (chain, entry): the pairs as one-index "chains", as in line 7.
+        s_old = problem._scalars(Zi.reshape(-1, 1, d), pts.reshape(-1, d), i.reshape(-1, 1))
+        ds = np.subtract(s_now, s_old.reshape(i.shape), out=w[sl, 0])
+        np.multiply(ds, once[sl], out=w[sl, 1])
+        np.matmul(w[sl], Zi, out=sums[sl])
+    return sums[:, 0], sums[:, 1]
 
 
 # --------------------------------------------------------------------------------------
