@@ -9,12 +9,10 @@ from sgmcmc_verify.claims import _inv_exact, check, cross, decide
 THERMOSTATS = ("sgnht", "sgnht-2", "sgnht-mat")
 #: Algorithms without an exact discrete law: their X-ORDER rows are Monte Carlo.
 NO_EXACT_LAW = {*THERMOSTATS, "ewsg-lmc", "ewsg"}
-#: Registry algorithms still being added (their exact law or declared order is in progress in
-#: another change): their parts exist but their verdicts are not asserted here.  At the
-#: time of writing sghmc-refresh's exact stationary bias does not shrink as h → 0 (X-INV
-#: refutes it) and it has no declared order (X-ORDER: not checkable).  A new algorithm
-#: lands here only if this set is extended on purpose.
-NOT_YET = {"sghmc-refresh"}
+#: Schemes the registry declares inconsistent at fixed parameters (their h → 0 limit is the
+#: target at a temperature ≠ 1: sghmc-refresh at fixed L, tests/test_new_references.py
+#: derives L/(L−1) from the exact law).  Their X-INV part is qualified, by that reason only.
+INCONSISTENT = {n for n in registry.names() if registry.get(n).temperature() != 1.0}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +35,17 @@ def test_every_algorithm_matches_its_exact_discrete_law(inv):
         f"{t}: {k}" for t in THERMOSTATS for k in ("E[θ²] → 1/a as h → 0", "E[ξ] → A as h → 0")
     }
     assert {p.name for p in inv.parts} == set(registry.names()) | extra
-    assert {p.verdict for p in inv.parts if p.name not in NOT_YET} == {"confirmed"}, inv.reading
+    assert INCONSISTENT == {"sghmc-refresh"}
+    assert {p.verdict for p in inv.parts if p.name not in INCONSISTENT} == {"confirmed"}, (
+        inv.reading
+    )
+    for p in inv.parts:
+        if p.name in INCONSISTENT:  # the implementation matches; the scheme is inconsistent
+            assert p.verdict == "qualified", p.reading
+            assert p.measured["consistent: verdict"].value == "qualified"
+            assert {p.measured[f"{k}: verdict"].value for k in ("exact law", "bias shrinks")} == {
+                "confirmed"
+            }
     # no timings in params (they belong to the report's timings section)
     assert not any("runtime" in k for k in inv.params)
 
@@ -53,7 +61,7 @@ def test_linear_rows_are_exact_with_a_powered_monte_carlo_cross_check(inv):
     with power 0.9 at its α."""
     alpha = inv.params["alpha_per_test"]
     for p in inv.parts:
-        if p.name in THERMOSTATS or ": E[" in p.name or p.name in NOT_YET:
+        if p.name in THERMOSTATS or ": E[" in p.name or p.name in INCONSISTENT:
             continue
         assert p.rule == "all_of(exact, exact, statistical, statistical)", p.name
         m = p.measured
@@ -233,8 +241,7 @@ def test_order_table(order):
     # quick profile: the exact parts confirm; the Monte Carlo parts' CIs (half-width 0.4-0.8)
     # straddle claimed − slack, so they are unresolved, not confirmed (the full profile's
     # CIs, half-width ≤ 0.15, resolve them: test_order_full_profile_meets_the_half_width_target)
-    verdicts = {p.name: p.verdict for p in order.parts if p.name not in NOT_YET}
-    assert {p.verdict for p in order.parts if p.name in NOT_YET} <= {"not-checkable"}
+    verdicts = {p.name: p.verdict for p in order.parts}
     assert {v for k, v in verdicts.items() if "Monte Carlo" not in k} == {"confirmed"}
     assert {v for k, v in verdicts.items() if "Monte Carlo" in k} <= {"confirmed", "qualified"}
     assert order.verdict in ("confirmed", "qualified"), order.reading
@@ -253,9 +260,8 @@ def test_order_table_has_a_row_for_every_algorithm(order):
     keys = {"algorithm", "target", "observable", "order", "ci", "ci_half_width", "claimed"}
     keys |= {"regime", "consistent", "note"}
     assert all(keys <= set(r) for r in rows)
-    unjudged = {p.name for p in order.parts if p.verdict == "not-checkable"}
-    assert unjudged <= NOT_YET
-    for name in set(registry.names()) - unjudged:
+    assert not [p.name for p in order.parts if p.verdict == "not-checkable"]
+    for name in registry.names():
         assert [r for r in rows if r["algorithm"] == name], f"no X-ORDER row for {name}"
 
 
