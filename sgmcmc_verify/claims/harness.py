@@ -14,7 +14,11 @@ papers' claims:
 * **size**: the battery run on the reference implementations under many seeds.
   Each validation has false-alarm rate α = :data:`~sgmcmc_verify.validation.core.ALPHA`
   by construction; the part is refuted when an exact one-sided binomial test rejects
-  ``rate ≤ α`` at level :data:`ALPHA_SIZE`.
+  ``rate ≤ α`` at level :data:`ALPHA_SIZE`, and confirmed only when that test detects a
+  rate of :data:`MEANINGFUL_SIZE_FACTOR`·α with power 0.9 (else qualified, underpowered).
+
+The kill parts are exact comparisons of counts, the size part a
+:func:`~sgmcmc_verify.claims.decide.binomial_test` (:mod:`sgmcmc_verify.claims.decide`).
 """
 
 from __future__ import annotations
