@@ -218,23 +218,69 @@ def test_not_checkable_says_why_and_never_passes():
 # -- (e) substitute problems ---------------------------------------------------------------
 
 
-def test_on_substitute_confirms_only_when_every_setting_does():
-    def part(v):
-        return Part("s", v, "", {"z": Measurement(1.0)}, v, {"seed": 1} if v == "refuted" else None)
+def _setting(v: str) -> Part:
+    """A builder-made part with verdict ``v`` (what an experiment's per-setting test returns)."""
+    if v == "not-checkable":
+        return decide.not_checkable("s", "", "no data")
+    value = {"confirmed": 1.0, "refuted": 2.0}[v]
+    return decide.exact_comparison(
+        "s", "", value=value, target=1.0, holds=v, fails=v, counterexample={"seed": 1},
+        measured={"z": Measurement(value)},
+    )  # fmt: skip
 
-    ok = decide.on_substitute("c", "", {"a": part("confirmed"), "b": part("confirmed")}, "x")
+
+def test_on_substitute_confirms_only_when_every_setting_does():
+    ok = decide.on_substitute(
+        "c", "", {"a": _setting("confirmed"), "b": _setting("confirmed")}, "x"
+    )
     assert (ok.verdict, ok.rule, ok.counterexample) == ("confirmed", "substitute", None)
     # a significant loss at one setting qualifies the claim (never refutes it) and keeps the
     # setting's verdict and counterexample visible
     mixed = decide.on_substitute(
-        "c", "", {"a": part("confirmed"), "b": part("refuted")}, "x", erratum=ERR
+        "c", "", {"a": _setting("confirmed"), "b": _setting("refuted")}, "x", erratum=ERR
     )
     assert mixed.verdict == "qualified"
     assert mixed.measured["verdict per setting"].value == {"a": "confirmed", "b": "refuted"}
     assert mixed.counterexample == {"b": {"seed": 1}}
-    assert mixed.measured["z @ b"].value == 1.0 and mixed.erratum == ERR.to_dict()
+    assert mixed.measured["z @ b"].value == 2.0 and mixed.erratum == ERR.to_dict()
     with pytest.raises(ValueError, match="at least one"):
         decide.on_substitute("c", "", {}, "x")
+
+
+def test_on_substitute_refuses_hand_verdicts_and_keeps_errors_and_unchecked():
+    hand = Part("s", "confirmed", "", {"z": Measurement(1.0)}, "hand-made")
+    with pytest.raises(ValueError, match="not made by a decision builder"):
+        decide.on_substitute("c", "", {"a": hand}, "x")
+    # a tool error at one setting is an error of the claim, not a qualification
+    err = Part("s", "error", "", {}, "crashed", rule="exact")
+    assert decide.on_substitute("c", "", {"a": _setting("confirmed"), "b": err}, "x").verdict == (
+        "error"
+    )
+    unchecked = {"a": _setting("not-checkable"), "b": _setting("not-checkable")}
+    assert decide.on_substitute("c", "", unchecked, "x").verdict == "not-checkable"
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_non_finite_measurement_is_a_tool_error_never_a_verdict(bad):
+    # any comparison with NaN is false: without the guard a NaN estimate would confirm
+    kw = {"holds": "h", "fails": "f"}
+    with pytest.raises(ValueError, match="not a finite number"):
+        decide.statistical_test("x", "", estimate=bad, target=0.0, se=0.1, alpha=0.01,
+                                meaningful_effect=1.0, effect_label="e", **kw)  # fmt: skip
+    with pytest.raises(ValueError, match="not a finite number"):
+        decide.within_tolerance("x", "", estimate=bad, target=0.0, se=0.1, tol=1.0,
+                                tol_source="t", alpha=0.01, **kw)  # fmt: skip
+    with pytest.raises(ValueError, match="not a finite number"):
+        decide.ordering_test("x", "", smaller=(bad, 0.1), larger=(1.0, 0.1), alpha=0.01,
+                             effect_label="e", **kw)  # fmt: skip
+    with pytest.raises(ValueError, match="not a finite number"):
+        decide.goodness_of_fit("x", "", p_value=bad, df=3, n=100, alpha=0.01,
+                               meaningful_tv=0.1, **kw)  # fmt: skip
+    if math.isnan(bad):  # an infinite gap is a legitimate exact value; NaN never is
+        with pytest.raises(ValueError, match="not a finite number"):
+            decide.exact_comparison("x", "", value=bad, target=0.0, **kw)
+    else:
+        assert decide.exact_comparison("x", "", value=bad, target=0.0, **kw).verdict == "refuted"
 
 
 # -- equivalence within a theory-derived tolerance ---------------------------------------

@@ -168,6 +168,28 @@ def _decided(
     )
 
 
+def _finite(builder: str, *, allow_inf: bool = False, **values: Any) -> None:
+    """A measurement that is NaN (or ±inf, unless ``allow_inf``) is a tool fault, not data.
+
+    Any comparison with NaN is false, so a NaN estimate would pass a test (or fail an exact
+    comparison) silently; raising makes the claim an ``error`` with the reason instead.
+    """
+    for key, v in values.items():
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            continue  # exact numbers (Fraction, sympy) and booleans are compared as they are
+        if math.isnan(x) or (math.isinf(x) and not allow_inf):
+            raise ValueError(f"{builder}: {key} = {v!r} is not a finite number (a tool fault)")
+
+
+def _hand_built(builder: str, parts: Mapping[str, Part]) -> None:
+    """Sub-decisions must themselves come from a builder (``rule`` set)."""
+    hand = [k for k, p in parts.items() if not is_decided(p.rule)]
+    if hand:
+        raise ValueError(f"{builder}: sub-decisions not made by a decision builder: {hand}")
+
+
 # --------------------------------------------------------------------------------------
 # (a) exact comparison
 # --------------------------------------------------------------------------------------
@@ -232,6 +254,7 @@ def exact_comparison(
         raise ValueError(f"failed_verdict must be refuted, qualified or error: {failed_verdict!r}")
     if tol < 0 or not math.isfinite(tol):
         raise ValueError(f"tol must be finite and ≥ 0, got {tol}")
+    _finite("exact_comparison", allow_inf=True, value=value, target=target)
     ok = bool(_RELATIONS[relation](value, target, tol))
     verdict = "confirmed" if ok else failed_verdict
     m = {
@@ -310,6 +333,7 @@ def statistical_test(
         raise ValueError(f"se must be finite and > 0, got {se}")
     if not (meaningful_effect > 0 and math.isfinite(meaningful_effect)):
         raise ValueError(f"meaningful_effect must be finite and > 0, got {meaningful_effect}")
+    _finite("statistical_test", estimate=estimate, target=target)
     z = (estimate - target) / se
     crit = float(-scipy.special.ndtri(alpha / 2))
     mde = mde_z(alpha, se, power=power)
@@ -380,6 +404,7 @@ def within_tolerance(
         raise ValueError(f"se must be finite and > 0, got {se}")
     if not (tol > 0 and math.isfinite(tol)):
         raise ValueError(f"tol must be finite and > 0, got {tol}")
+    _finite("within_tolerance", estimate=estimate, target=target)
     z = float(-scipy.special.ndtri(alpha))
     d = abs(estimate - target)
     if d + z * se <= tol:
@@ -577,13 +602,18 @@ def on_substitute(
     """
     if not per:
         raise ValueError("on_substitute needs at least one setting")
+    _hand_built("on_substitute", per)
     vs = {k: p.verdict for k, p in per.items()}
     meas: dict[str, Measurement] = {}
     for k, p in per.items():
         meas.update({f"{m} @ {k}": v for m, v in p.measured.items()})
     meas["verdict per setting"] = Measurement(vs, note="each setting's own comparison")
     meas.update(extra or {})
-    verdict = "confirmed" if all(v == "confirmed" for v in vs.values()) else "qualified"
+    # a loss at a setting the paper leaves open qualifies (never refutes) the claim; a tool
+    # error stays an error and settings that could all not be checked stay not-checkable
+    verdict = combine_verdicts(list(vs.values()))
+    if verdict == "refuted":
+        verdict = "qualified"
     reading = f"at the {setting}: " + "; ".join(
         f"{k}: {p.verdict} ({p.reading})" for k, p in per.items()
     )
@@ -616,9 +646,7 @@ def all_of(
     """
     if not subs:
         raise ValueError("all_of needs at least one sub-decision")
-    hand = [k for k, p in subs.items() if not p.rule]
-    if hand:
-        raise ValueError(f"sub-decisions not made by a decision builder: {hand}")
+    _hand_built("all_of", subs)
     verdict = combine_verdicts([p.verdict for p in subs.values()])
     meas: dict[str, Measurement] = {}
     for k, p in subs.items():
@@ -707,6 +735,7 @@ def ordering_test(
     se = math.hypot(sa, sb)
     if not (math.isfinite(se) and se >= 0):
         raise ValueError(f"standard errors must be finite and ≥ 0, got {sa}, {sb}")
+    _finite("ordering_test", smaller=a, larger=b)
     diff = b - a
     z = diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
     crit = float(-scipy.special.ndtri(alpha))
@@ -792,6 +821,7 @@ def goodness_of_fit(
     alpha = check_alpha(alpha)
     if not (meaningful_tv > 0 and math.isfinite(meaningful_tv)):
         raise ValueError(f"meaningful_tv must be finite and > 0, got {meaningful_tv}")
+    _finite("goodness_of_fit", p_value=p_value)
     mde = gof_mde_tv(alpha, df, n, power=power)
     if p_value <= alpha:
         verdict, reading = "refuted", fails
