@@ -121,6 +121,10 @@ _EXTRA: dict[str, dict[str, Any]] = {
     "sghmc-chen": {"gradient": "injected", "B": 0.5, "B_hat": 0.5},
     "ewsg": {"M": 2},
     "ewsg-lmc": {"M": 2},
+    # Li et al.'s G is diagonal in practice; a correlated G makes a transposed, diagonal-only,
+    # squared or un-rooted preconditioner visible (the default G = 0.5 is SGLD at step h/2).
+    # Tuples, so that the parameters stay hashable for the exact-law caches.
+    "psgld-fixed": {"G": ((0.8, 0.3), (0.3, 0.5))},
 }
 
 
