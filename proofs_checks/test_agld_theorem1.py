@@ -6,7 +6,9 @@ text; the one-step argument is reconstructed in
 simulation of the index streams and of the LMC mean, independently of the module.
 """
 
+import itertools
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -21,6 +23,8 @@ REQUIREMENTS = {
 }
 THEOREM1 = {
     "S_k = [N] gives g = ∇f": True,
+    "RA: E[g | F_k] = ∇f(x_k)": True,
+    "RA: E x' = E x − ηΛ(E x − μ*)": True,
     "contraction of the coupled gradient step": True,
     "one step: mean": True,
     "one step: variance": True,
@@ -116,3 +120,23 @@ def test_mean_lower_bound_K_is_tight_for_the_lmc_mean(eps, eta, lam, r):
     assert pr.mean_lower_bound_K(eps, eta, lam, r) == k
     assert pr.lmc_w2(r, lam, eta, k - 1) > eps
     assert pr.mean_lower_bound_K(2 * r, eta, lam, r) == 0
+
+
+def _ra_mean_of_estimator(grads, alphas, n: int, scaled: bool) -> Fraction:
+    """E over all N^n equally likely RA batches (i.i.d. uniform indices) of (6), exactly."""
+    N = len(grads)
+    scale = Fraction(N, n) if scaled else Fraction(1)
+    total = Fraction(0)
+    for batch in itertools.product(range(N), repeat=n):
+        total += scale * sum(grads[i] - alphas[i] for i in batch) + sum(alphas)
+    return total / N**n
+
+
+def test_ra_estimator_is_unbiased_by_enumeration():
+    """The RA step rebuilt by enumerating every batch of n = 2 indices from N = 3 (with
+    replacement), with arbitrary rational gradients and stale snapshots: the N/n-scaled (6)
+    averages to Σ∇f_i exactly; read without the N/n (as extracted) it would not."""
+    grads = [Fraction(3), Fraction(-1, 2), Fraction(7, 3)]
+    alphas = [Fraction(1), Fraction(5), Fraction(-2)]
+    assert _ra_mean_of_estimator(grads, alphas, 2, scaled=True) == sum(grads)
+    assert _ra_mean_of_estimator(grads, alphas, 2, scaled=False) != sum(grads)

@@ -16,6 +16,10 @@ argument the theorem rests on, reconstructed:
 * Requirement 2 with PPU: ``α_i`` is refreshed whenever ``i`` is accessed, so D = C.
 * Theorem 1: under smoothness, strong convexity and Requirement 2, ``W2(p^{(k)}, p*) ≤ ε``
   for ``k ≥ K = O(ε⁻²)`` with ``η = O(ε²)``.
+* RA (§3.1, "RA is widely used to construct unbiased gradient approximations"): with i.i.d.
+  uniform indices, (6) (N/n-scaled) has ``E[g^{(k)} | F_k] = ∇f(x^{(k)})``, so on a
+  Gaussian-quadratic target ``E x^{(k)}`` follows LMC's mean recursion for every RA scheme
+  (SVRG-LD, SAGA-LD, TMU-RA): the step the mean lower bound for Theorems 2–3 rests on.
 
 What fails: ``K = O(ε⁻²)``.  AGLD with ``S_k = [N]`` is LMC and meets both requirements;
 on ``f = μx²/2`` its mean contracts exactly by ``1 − ημ`` per step and ``W2 ≥ |mean|``,
@@ -168,8 +172,60 @@ def _expect(expr: sp.Expr, z: sp.Symbol, xi: sp.Symbol) -> sp.Expr:
     return sp.expand(sum(c * mom[i] * mom[j] for (i, j), c in poly.terms()))
 
 
+def _ra_steps() -> list[Step]:
+    """RA (random access): (6) is unbiased given the past, so the mean follows LMC's.
+
+    RA draws the ``n`` indices of ``S_k`` i.i.d. uniform on ``[N]`` (§3.1), independently
+    of the past ``F_k`` (which fixes ``x^{(k)}`` and every snapshot ``α_i^{(k)}``).  The
+    batch sum of (6), with its ``N/n`` scaling (lost in the extraction), has conditional
+    mean ``n`` times that of one term; one term averaged over ``i ~ U[N]`` gives
+    ``(1/n)Σ_i(∇f_i − α_i)``.  On affine component gradients ``∇f_i(x) = a_i x − b_i``
+    (a Gaussian-quadratic target) the tower rule then gives the LMC mean recursion for
+    ``E x^{(k)}``, whatever the snapshots, n, N and D: the step Theorem 3's mean bound
+    (:func:`mean_lower_bound_expr`) rests on for TMU-RA.
+    """
+    Nn = 3
+    n = sp.Symbol("n", positive=True, integer=True)
+    x = sp.Symbol("x", real=True)
+    grads = [sp.Function(f"df{i}")(x) for i in range(Nn)]
+    alpha = sp.symbols(f"alpha0:{Nn}", real=True)
+    one_term = sum(
+        sp.Rational(1, Nn) * (sp.Integer(Nn) / n) * (grads[i] - alpha[i]) for i in range(Nn)
+    )
+    steps = [
+        identity(
+            "RA: E[g | F_k] = ∇f(x_k)",
+            "(6) with N/n scaling, S_k = n i.i.d. indices ~ U[N] (RA, §3.1)",
+            n * one_term + sum(alpha),
+            sum(grads),
+            "n i.i.d. terms, each (N/n)(∇f_i − α_i) averaged over i ~ U[N]; the α_i are "
+            "F_k-measurable and cancel, so the snapshot rule (PTU, PPU, TMU) and D do not enter",
+        )
+    ]
+    a = sp.symbols(f"a0:{Nn}", positive=True)
+    b = sp.symbols(f"b0:{Nn}", real=True)
+    m, eta, v = sp.symbols("m eta v", positive=True)
+    z, xi = sp.symbols("z xi", real=True)  # x^(k) = m + √v z: any law with mean m, variance v
+    cond_g = n * one_term + sum(alpha)  # E[g | F_k], from the step above
+    cond_g = cond_g.subs({grads[i]: a[i] * x - b[i] for i in range(Nn)})
+    x_next = (x - eta * cond_g).subs(x, m + sp.sqrt(v) * z) + sp.sqrt(2 * eta) * xi
+    lam, mu_star = sum(a), sum(b) / sum(a)  # ∇f(x) = Λ(x − μ*)
+    steps.append(
+        identity(
+            "RA: E x' = E x − ηΛ(E x − μ*)",
+            "(5) with E[g | F_k] = ∇f(x_k), affine ∇f_i (Gaussian-quadratic target)",
+            _expect(x_next, z, xi),
+            m - eta * lam * (m - mu_star),
+            "tower rule E x' = E[E[x' | F_k]]; ∇f affine, so E ∇f(x) = ∇f(E x); the "
+            "snapshots α_i only enter through E[g | F_k], where they cancel",
+        )
+    )
+    return steps
+
+
 def theorem1_steps() -> list[Step]:
-    """Theorem 1's one-step argument on the case AGLD = LMC, and the ε-dependence of K."""
+    """Theorem 1's one-step argument on the case AGLD = LMC, RA's unbiased mean (the step
+    Theorem 3's mean bound uses), and the ε-dependence of K."""
     Nn = 3
     x = sp.Symbol("x", real=True)
     grads = [sp.Function(f"df{i}")(x) for i in range(Nn)]
@@ -184,6 +240,7 @@ def theorem1_steps() -> list[Step]:
             "the snapshots cancel: AGLD with n = N is LMC (C = D = 1)",
         ),
     ]
+    steps += _ra_steps()
     mu, eta, m, v = sp.symbols("mu eta m v", positive=True)
     y = sp.Symbol("y", real=True)
     steps.append(
