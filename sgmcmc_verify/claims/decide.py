@@ -228,6 +228,7 @@ def exact_comparison(
     holds: str,
     fails: str,
     failed_verdict: str = "refuted",
+    why_not_refuted: str = "",
     measured: Mapping[str, Measurement] | None = None,
     counterexample: dict[str, Any] | None = None,
     erratum: Erratum | None = None,
@@ -244,9 +245,23 @@ def exact_comparison(
         so in ``tol_source``.
     failed_verdict : {"refuted", "qualified", "error"}
         The verdict when the comparison fails: ``error`` when a failure means the
-        tool itself is wrong (a corrected statement that must hold).
+        tool itself is wrong (a corrected statement that must hold).  ``qualified``
+        is the exception to "a failed statement is refuted", so it needs its reason:
+        ``why_not_refuted`` and ``erratum`` (ValueError otherwise).
+    why_not_refuted : str
+        With ``failed_verdict="qualified"``: why a failure does not refute the paper
+        (e.g. "the paper states it only w.h.p.", "a printed typo whose corrected reading
+        holds"); stored in ``measured`` when the part is qualified.
     erratum : Erratum, optional
-        Stored on the part when the verdict is negative.
+        Stored on the part when the verdict is negative; required with
+        ``failed_verdict="qualified"``.
+
+    Raises
+    ------
+    ValueError
+        A ``failed_verdict="qualified"`` whose comparison fails without
+        ``why_not_refuted`` or ``erratum`` (a qualified verdict without its recorded
+        reason is a hand-chosen one).
     """
     if relation not in _RELATIONS:
         raise ValueError(f"relation must be one of {tuple(_RELATIONS)}, got {relation!r}")
@@ -257,6 +272,13 @@ def exact_comparison(
     _finite("exact_comparison", allow_inf=True, value=value, target=target)
     ok = bool(_RELATIONS[relation](value, target, tol))
     verdict = "confirmed" if ok else failed_verdict
+    # checked when the lever acts (a failed comparison), so that a call site still
+    # without its reason breaks only on the run that would file a reasonless verdict
+    if verdict == "qualified" and (erratum is None or not why_not_refuted.strip()):
+        raise ValueError(
+            f"exact_comparison {name!r}: failed_verdict='qualified' needs why_not_refuted "
+            "and an erratum (otherwise a failed statement is refuted)"
+        )
     m = {
         **(measured or {}),
         "comparison": Measurement(
@@ -264,6 +286,8 @@ def exact_comparison(
             note=f"tolerance {tol:g} ({tol_source})",
         ),
     }
+    if verdict == "qualified":
+        m["why not refuted"] = Measurement(why_not_refuted)
     return _decided(
         "exact",
         name,
