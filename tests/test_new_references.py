@@ -21,7 +21,7 @@ from sgmcmc_verify import registry
 from sgmcmc_verify.estimators import ControlVariate
 from sgmcmc_verify.exact import linear, moments, probe
 from sgmcmc_verify.problems import GaussianQuadratic, gaussian_differing, gaussian_identical
-from sgmcmc_verify.validation import validate
+from sgmcmc_verify.validation import targets, validate
 from sgmcmc_verify.validation.probing import sampler_step
 from sgmcmc_verify.validation.targets import problem_step
 
@@ -138,14 +138,18 @@ def test_probed_law_of_the_implementation_equals_the_exact_law(name, params):
         np.testing.assert_allclose(tp.state_cov, tm.state_cov, rtol=0, atol=1e-10)
 
 
-def _cv_step(state, *, h, noise, indices, problem, randomness=None, refresh=False):
+def _cv_step(state, *, h, noise, indices, problem, randomness=None, refresh=False, at_mode=False):
     """cv-SGLD written from Baker et al. §3.1 with the problem's arrays (not the package's
-    estimator): ĝ = Λ_0(θ − m_0) + Σ_i Λ_i(θ̂ − c_i) + (N/n) Σ_j Λ_{s_j}(θ − θ̂).
-    ``refresh=True`` is the planted bug: the centre follows the chain (θ̂ ← θ every step)."""
+    estimator): ĝ = Λ_0(θ − m_0) + Σ_i Λ_i(θ̂ − c_i) + (N/n) Σ_j Λ_{s_j}(θ − θ̂), θ̂ the
+    centre the harness passes (off the mode).  Planted bugs: ``refresh=True`` — the centre
+    follows the chain (θ̂ ← θ every step); ``at_mode=True`` — the given centre is ignored
+    and the mode used (the registry's default, which a centre at the mode would hide)."""
     th = state["theta"]
     L, c = problem.precisions, problem.centres
     N, n = problem.N, indices.shape[1]
-    centre = np.broadcast_to(problem.exact["mean"].value, th.shape)  # the registry default
+    centre = np.broadcast_to(targets.step_params("cv-sgld")["centre"], th.shape)
+    if at_mode:
+        centre = np.broadcast_to(problem.exact["mean"].value, th.shape)
     if refresh:
         centre = th
     g = (th - problem.prior_mean) @ problem.prior_precision
@@ -169,6 +173,11 @@ def test_validate_step_mode_passes_cv_sgld_and_fails_a_refreshed_centre():
     assert verdicts["exact law of cv-sgld"] == "fail"
     law = next(c for c in bad.checks if c.name == "exact law of cv-sgld")
     assert "`lmc`" in law.message
+    mode = validate(
+        lambda s, **k: _cv_step(s, at_mode=True, **k), algorithm="cv-sgld", mode="step",
+        timeout=None,
+    )  # fmt: skip
+    assert mode.verdict == "fail", [(c.name, c.verdict, c.message) for c in mode.checks]
 
 
 def test_cv_sgld_needs_a_centre_off_gaussian_problems():

@@ -486,8 +486,10 @@ def reference_law(
     scheme rejects).  Cached per (name, h, n, layout, params, problem content).
     """
     known = registry.get(name).params
-    accepted = tuple(sorted((k, v) for k, v in (params or {}).items() if k in known))
-    key = (name, problem.content_key(), float(h), int(n), tuple(keys), accepted)
+    accepted = {k: v for k, v in (params or {}).items() if k in known}
+    # repr: list- or array-valued parameters (a matrix G, a centre) key the cache too
+    frozen = tuple(sorted((k, repr(np.asarray(v).tolist())) for k, v in accepted.items()))
+    key = (name, problem.content_key(), float(h), int(n), tuple(keys), frozen)
     if key not in _REFERENCE_LAWS:
         if len(_REFERENCE_LAWS) > 4096:
             _REFERENCE_LAWS.clear()

@@ -125,6 +125,9 @@ _EXTRA: dict[str, dict[str, Any]] = {
     # squared or un-rooted preconditioner visible (the default G = 0.5 is SGLD at step h/2).
     # Tuples, so that the parameters stay hashable for the exact-law caches.
     "psgld-fixed": {"G": ((0.8, 0.3), (0.3, 0.5))},
+    # a centre off the mode: the default θ̂ = mode would pass an implementation that ignores
+    # the centre it is given and uses the mode
+    "cv-sgld": {"centre": (1.0, 2.5)},
 }
 
 
