@@ -288,3 +288,37 @@ def test_probed_reference_laws_agree_with_the_papers_transcriptions():
             m = ref.mean.size
             assert np.allclose(st.state_mean[0, :m], ref.mean, rtol=0, atol=1e-12), name
             assert np.allclose(st.state_cov[0, :m, :m], ref.cov, rtol=0, atol=1e-12), name
+
+
+def test_a_different_square_root_of_the_preconditioner_is_the_same_chain_not_a_bug():
+    """pSGLD with G^(1/2) by Cholesky (Li et al. leave the root open): the trajectories under
+    the harness's noise differ from the reference's symmetric root, the kernel does not; a
+    G applied twice changes the kernel and still fails."""
+    from sgmcmc_verify.validation import targets
+
+    G = np.array(targets.step_params("psgld-fixed")["G"])
+
+    def psgld(noise_map, drift_map):
+        def step(state, *, h, noise, indices, problem, randomness=None):
+            th = state["theta"]
+            g = _grad(problem, th, indices)
+            return {"theta": th - h * g @ drift_map.T + np.sqrt(2 * h) * noise @ noise_map.T}
+
+        return step
+
+    ok = validate(psgld(np.linalg.cholesky(G), G), "psgld-fixed", mode="step")
+    traj = ok.checks[0]
+    assert ok.verdict == "pass" and traj.verdict == "pass", ok.to_markdown()
+    assert "trajectories differ" in traj.message and traj.numbers["kernel gap"] < 1e-12
+    twice = validate(psgld(np.linalg.cholesky(G), G @ G), "psgld-fixed", mode="step")
+    assert twice.verdict == "fail" and twice.checks[0].verdict == "fail"
+    assert "kernel gap" not in twice.checks[0].numbers
+
+
+def test_permuted_noise_coordinates_are_the_same_sgld_chain():
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        th = state["theta"]
+        return {"theta": th - h * _grad(problem, th, indices) + np.sqrt(2 * h) * noise[:, ::-1]}
+
+    rep = validate(step, "sgld", mode="step")
+    assert rep.verdict == "pass" and "another factorisation" in rep.checks[0].message

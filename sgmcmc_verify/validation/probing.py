@@ -45,6 +45,7 @@ __all__ = [
     "exact_ladder",
     "identify_scheme",
     "probe_checks",
+    "same_kernel",
     "sampler_step",
 ]
 
@@ -468,6 +469,54 @@ def sampler_step(name: str, problem: GaussianQuadratic, *, h: float, **params: A
         else probe.index_law(problem.N, None)
     )
     return step, {k: np.zeros((1, d)) for k in keys}, law, (2 * d if injected else d)
+
+
+def same_kernel(
+    step: Callable[..., Mapping[str, Any]],
+    name: str,
+    problem: GaussianQuadratic,
+    *,
+    h: float,
+    n: int,
+    params: Mapping[str, Any],
+    noise_dim: int | None = None,
+    call: Callable[[Callable[[], Any]], Any] | None = None,
+) -> tuple[float, float] | None:
+    """Does ``step`` have the Markov kernel of registry ``name``'s step?  ``(gap, tol)``.
+
+    For every index draw ``S`` both steps are affine, ``z' = M_S z + c_S + B_S ξ``, and the
+    chain's law (transient and stationary, from any start) is fixed by the triples
+    ``(M_S, c_S, B_S B_Sᵀ)`` averaged over the index law.  Equal triples for every ``S``
+    mean the same kernel even when the trajectories under the same ``ξ`` differ: the noise
+    then enters through another factorisation (``B_impl = B_ref Q``, ``Q`` orthogonal — a
+    Cholesky instead of a symmetric square root, a permuted or sign-flipped noise), which
+    is not a bug.  ``gap`` is the largest entrywise difference over all ``S`` and the
+    three terms; ``tol`` the rounding of two probes of maps of that scale.  ``None`` where
+    either step cannot be probed (not affine, a stateful estimator or thermostat, an error).
+    """
+    law = probe.index_law(problem.N, n)
+    try:
+        ref, template, ref_law, ref_dim = sampler_step(name, problem, h=h, n=n, **params)
+        if dict(ref_law) != dict(law):
+            return None
+        got = probe.probe_chain(
+            step, template, h=h, law=law, noise_dim=noise_dim or ref_dim,
+            kwargs={"problem": problem}, call=call,
+        )  # fmt: skip
+        want = probe.probe_chain(
+            ref, template, h=h, law=law, noise_dim=ref_dim, kwargs={"problem": problem}
+        )
+    except (probe.NotAffineError, ValueError, TypeError, RuntimeError):
+        return None
+    gap, scale = 0.0, 1.0
+    for S in want.maps:
+        (M1, c1, B1), (M2, c2, B2) = got.maps[S], want.maps[S]
+        for a, b in ((M1, M2), (c1, c2), (B1 @ B1.T, B2 @ B2.T)):
+            gap = max(gap, float(np.max(np.abs(a - b))))
+            scale = max(scale, float(np.max(np.abs(b))))
+    # each probed entry carries the affinity check's relative error; the products B Bᵀ
+    # sum noise_dim terms: ample room above rounding, far below any parameter slip (≳ 1e-3)
+    return gap, probe.AFFINE_RTOL * scale
 
 
 def reference_law(
