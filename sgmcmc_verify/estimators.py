@@ -132,6 +132,16 @@ def table_rows(table: np.ndarray) -> np.ndarray:
     return np.reshape(table, (-1, *table.shape[2:]), copy=False)
 
 
+def row_items(a: np.ndarray) -> np.ndarray:
+    """The rows of ``a`` (shape ``(..., d)``, rows contiguous) as one opaque item each.
+
+    Shape ``a.shape[:-1]``, aliasing ``a``.  A fancy assignment copies such an item in
+    one block, where float rows go element by element: 1.3–1.5× faster measured for
+    the 80-byte rows of a d = 10 table.  Raises rather than copy.
+    """
+    return a.view(np.dtype((np.void, a.shape[-1] * a.itemsize)))[..., 0]
+
+
 def fill_by_chunks(
     out: np.ndarray,
     make: Callable[[np.ndarray], np.ndarray],
@@ -492,7 +502,7 @@ class AGLD:
             return AGLDState(access, ScalarSnapshot(s, s @ problem.Z, stamp), 0)
         table = np.empty((chains, N, problem.d))
         fill_by_chunks(table, _fresh(problem, False, np.arange(N)), theta)
-        return AGLDState(access, TableSnapshot(table, table.sum(axis=1), stamp), 0)
+        return AGLDState(access, TableSnapshot(table, column_sums(table), stamp), 0)
 
     def draw(self, problem, state, chains, rng):
         idx, access = self.access.draw(state.access, chains, problem.N, rng)
@@ -517,10 +527,17 @@ class AGLD:
                 now = s_now[..., None] * Zi
                 alpha = np.take(table_rows(snap.scalars), rows)[..., None] * Zi
             elif isinstance(problem, GLMProblem):
-                weights = self._refresh_weights(problem, idx)
-                diff_sum, dtotal, s_now = _table_glm_sums(problem, theta, snap.table, idx, weights)
-                g = problem.prior_grad(theta) + (problem.N / self.n) * diff_sum
-                return g + snap.total, _AGLDCache(None, None, s_now, rows, dtotal)
+                refresh = self._refreshed(problem, idx)
+                diff_sum, dtotal, s_now = _table_glm_sums(
+                    problem, theta, snap.table, idx, rows, refresh
+                )
+                # In place, the same operations as below: no (chains, d) temporaries at the
+                # step's memory peak.
+                g = problem.prior_grad(theta) + np.multiply(
+                    problem.N / self.n, diff_sum, out=diff_sum
+                )
+                g += snap.total
+                return g, _AGLDCache(None, None, s_now, rows, dtotal)
             else:
                 now = problem.component_grads(theta, idx)
                 alpha = np.take(table_rows(snap.table), rows, axis=0)
@@ -528,16 +545,16 @@ class AGLD:
         g = problem.prior_grad(theta) + (problem.N / self.n) * diff.sum(axis=1)
         return g + snap.total, _AGLDCache(now, diff, s_now, rows)
 
-    def _refresh_weights(self, problem: Problem, idx: np.ndarray) -> np.ndarray | None:
-        """1.0 where batch entry ``j`` refreshes a distinct ``α_i`` after this step, else 0.0.
+    def _refreshed(self, problem: Problem, idx: np.ndarray) -> np.ndarray | None:
+        """Where batch entry ``j`` refreshes a distinct ``α_i`` after this step: bool (chains, n).
 
         The strategy's partial mask (``None`` when it refreshes nothing) restricted to
-        the first occurrence of each index: the weights of the running total's update.
+        the first occurrence of each index: the entries of the running total's update.
         """
         part = self.snapshot.partial(idx, problem.N)
         if part is None:
             return None
-        return (first_occurrence(idx) & part).astype(float)
+        return first_occurrence(idx) & part
 
     def update(self, problem, state, theta, theta_new, rand, cache):
         idx, k, snap = rand, state.k, state.snap
@@ -565,31 +582,42 @@ def _table_glm_sums(
     theta: np.ndarray,
     table: np.ndarray,
     idx: np.ndarray,
-    weights: np.ndarray | None,
+    rows: np.ndarray,
+    refresh: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """A gradient table's batch sums for a GLM, by blocks of chains (:func:`chain_blocks`).
 
-    Returns ``Σ_j (∇f_i(x) − α_i)``, ``Σ_j weights_j (∇f_i(x) − α_i)`` (``None`` without
-    weights) and the scalars ``s_i(x)``, ``∇f_i(x) = s_i(x) z_i`` (the table's new
-    entries, rebuilt from them when written).  No ``(chains, n, d)`` temporary exists.
+    Returns ``Σ_j (∇f_i(x) − α_i)``, the same sum over the entries ``j`` where the bool
+    ``refresh`` holds (``None`` without it) and the scalars ``s_i(x)``,
+    ``∇f_i(x) = s_i(x) z_i`` (the table's new entries, rebuilt from them when written).
+    ``rows`` are the batch's :func:`flat_rows`.  No ``(chains, n, d)`` temporary exists.
     """
     chains, n = idx.shape
     d = problem.d
-    rows = table_rows(table)
-    sums = np.empty((chains, 2, d))
-    w = np.ones((chains, 2, n))
-    if weights is not None:
-        w[:, 1] = weights
-    s_now = np.empty((chains, n))
+    flat = table_rows(table)
+    diff_sum, dtotal, s_now = np.empty((chains, d)), np.empty((chains, d)), np.empty((chains, n))
     for sl in chain_blocks(chains, n * d * 8):
         i = idx[sl]
         Zi = np.take(problem.Z, i, axis=0)
         # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
         s = s_now[sl] = problem._scalars(Zi, theta[sl], i)
-        diff = np.take(rows, flat_rows(i, problem.N) + sl.start * problem.N, axis=0)
+        diff = np.take(flat, rows[sl], axis=0)
         np.subtract(np.multiply(s[..., None], Zi, out=Zi), diff, out=diff)
-        np.matmul(w[sl], diff, out=sums[sl])
-    return sums[:, 0], (None if weights is None else sums[:, 1]), s_now
+        w = np.ones((i.shape[0], 2, n))  # both sums in one (2, n) @ (n, d) product
+        if refresh is not None:
+            w[:, 1] = refresh[sl]
+        sums = w @ diff
+        diff_sum[sl], dtotal[sl] = sums[:, 0], sums[:, 1]
+    return diff_sum, (None if refresh is None else dtotal), s_now
+
+
+def column_sums(table: np.ndarray) -> np.ndarray:
+    """``Σ_i table[c, i]``, shape (chains, d), of a ``(chains, N, d)`` table.
+
+    As one vector–matrix product per chain: 3–4× faster than ``table.sum(axis=1)``
+    (a reduction over the middle axis), the same sum to rounding.
+    """
+    return np.ones(table.shape[1]) @ table
 
 
 def _fresh(problem: Problem, scalar: bool, cols: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
@@ -597,6 +625,11 @@ def _fresh(problem: Problem, scalar: bool, cols: np.ndarray) -> Callable[[np.nda
 
     def make(theta: np.ndarray) -> np.ndarray:
         idx = np.broadcast_to(cols, (theta.shape[0], cols.size))
+        if isinstance(problem, GLMProblem):
+            # Every chain needs the same rows Z[cols]: a broadcast view, not a gathered copy.
+            Zc = problem.Z[cols]
+            s = problem._scalars(np.broadcast_to(Zc, (theta.shape[0], *Zc.shape)), theta, idx)
+            return s if scalar else s[..., None] * Zc
         if scalar:
             return problem.component_scalars(theta, idx)
         return problem.component_grads(theta, idx)
@@ -627,24 +660,28 @@ def _partial_refresh(problem, snap, idx, mask, cache, k):
     if cache.now is not None:
         table_rows(snap.table)[rows] = cache.now if everywhere else cache.now[mask]
     else:
-        _write_glm_entries(problem, snap.table, idx, None if everywhere else mask, cache.s_now)
+        _write_glm_entries(problem, snap.table, idx, cache, None if everywhere else mask)
     return TableSnapshot(snap.table, total, snap.stamp)
 
 
-def _write_glm_entries(problem, table, idx, mask, s_now) -> None:
+def _write_glm_entries(problem, table, idx, cache, mask) -> None:
     """``α_i ← s_i z_i`` for the batch entries (the masked ones), by blocks of chains.
 
     The products are the ones :func:`_table_glm_sums` formed, bit for bit.  ``mask``
     ``None`` means all entries (a boolean selection costs 2–5× the write itself).
     """
     chains, n = idx.shape
-    rows = table_rows(table)
-    for sl in chain_blocks(chains, n * problem.d * 8):
-        i, s = idx[sl], s_now[sl]
-        r = flat_rows(i, problem.N) + sl.start * problem.N
-        if mask is not None:
+    rows = row_items(table_rows(table))
+    blocks = chain_blocks(chains, n * problem.d * 8)
+    buf = np.empty((blocks[0].stop - blocks[0].start, n, problem.d))
+    for sl in blocks:
+        i, s, r = idx[sl], cache.s_now[sl], cache.rows[sl]
+        if mask is None:
+            new = np.take(problem.Z, i, axis=0, out=buf[: i.shape[0]])
+        else:
             i, s, r = i[mask[sl]], s[mask[sl]], r[mask[sl]]
-        rows[r] = s[..., None] * np.take(problem.Z, i, axis=0)
+            new = np.take(problem.Z, i, axis=0)
+        rows[r] = row_items(np.multiply(s[..., None], new, out=new))
 
 
 def _total_refresh(problem, snap, theta_new, mask, k1):
@@ -663,7 +700,7 @@ def _total_refresh(problem, snap, theta_new, mask, k1):
     )
     if scalar:
         return ScalarSnapshot(snap.scalars, snap.scalars @ problem.Z, snap.stamp)
-    return TableSnapshot(snap.table, snap.table.sum(axis=1), snap.stamp)
+    return TableSnapshot(snap.table, column_sums(snap.table), snap.stamp)
 
 
 def snapshot_ages(state: AGLDState) -> np.ndarray:
@@ -823,7 +860,8 @@ class SAGA(_UniformBatch):
         # each distinct i once (the estimate summed it over first occurrences).
         g = state.g + cache.dg
         # α^i ← θ_t for i ∈ I (line 10); a repeated i writes the same θ_t twice.
-        table_rows(state.alpha)[cache.rows] = theta[:, None, :]
+        points = row_items(table_rows(state.alpha))
+        points[cache.rows] = row_items(np.ascontiguousarray(theta))[:, None]
         return SAGAState(state.alpha, g)
 
 
@@ -852,7 +890,6 @@ def _saga_glm_sums(
     chains, b = idx.shape
     d = problem.d
     sums = np.empty((chains, 2, d))
-    w = np.empty((chains, 2, b))
     for sl in chain_blocks(chains, b * d * 8):
         i = idx[sl]
         Zi = np.take(problem.Z, i, axis=0)
@@ -861,9 +898,10 @@ def _saga_glm_sums(
         pts = np.take(points, rows[sl], axis=0)
         # One point per (chain, entry): the pairs as one-index "chains", as in line 7.
         s_old = problem._scalars(Zi.reshape(-1, 1, d), pts.reshape(-1, d), i.reshape(-1, 1))
-        ds = np.subtract(s_now, s_old.reshape(i.shape), out=w[sl, 0])
-        np.multiply(ds, once[sl], out=w[sl, 1])
-        np.matmul(w[sl], Zi, out=sums[sl])
+        w = np.empty((i.shape[0], 2, b))  # both sums in one (2, b) @ (b, d) product
+        ds = np.subtract(s_now, s_old.reshape(i.shape), out=w[:, 0])
+        np.multiply(ds, once[sl], out=w[:, 1])
+        np.matmul(w, Zi, out=sums[sl])
     return sums[:, 0], sums[:, 1]
 
 

@@ -9,7 +9,7 @@ import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sgmcmc_verify import problems
+from sgmcmc_verify import estimators, problems
 from sgmcmc_verify.access import CA, RA, RR, AccessState
 from sgmcmc_verify.estimators import (
     AGLD,
@@ -23,6 +23,7 @@ from sgmcmc_verify.estimators import (
     fill_by_chunks,
     first_occurrence,
     flat_rows,
+    row_items,
     snapshot_ages,
     table_rows,
 )
@@ -310,12 +311,17 @@ def _tol(scale, N, n, steps):
         (lambda: AGLD(RR(4), PPU(), storage="table"), "quadratic", None),
         # Strategy 4 (TMU): PPU, and every D = 3 iterations all α_i ← ∇f_i(x^(k+1))
         (lambda: AGLD(RA(4), TMU(3), storage="table"), "quadratic", None),
+        (lambda: AGLD(RA(4), TMU(3), storage="table"), "regression", None),
         # HSAG: i ∈ H = {0, 1} as PPU; the others ← ∇f_i(x^(k+1)) every D = 3
         (lambda: AGLD(RA(4), HSAG(3, (0, 1)), storage="table"), "quadratic", {0, 1}),
+        (lambda: AGLD(RA(4), HSAG(3, (0, 1)), storage="table"), "regression", {0, 1}),
         (lambda: AGLD(RA(4), HSAG(3, (0, 1)), storage="scalar"), "regression", {0, 1}),
     ],
 )
-def test_agld_table_matches_a_per_chain_loop_of_eq_6(make_est, kind, on_h):
+@pytest.mark.parametrize("block_bytes", [None, 128], ids=["default-blocks", "2-chain-blocks"])
+def test_agld_table_matches_a_per_chain_loop_of_eq_6(
+    make_est, kind, on_h, block_bytes, monkeypatch
+):
     """Every estimate g^(k), snapshot entry and age equals a per-chain loop of AGLD eq. (6).
 
     The loop keeps one chain's ``α_i`` in a Python list, sums ``Σ_i α_i`` afresh at every
@@ -324,8 +330,11 @@ def test_agld_table_matches_a_per_chain_loop_of_eq_6(make_est, kind, on_h):
     iterates of the vectorised run.  Batches of 4 out of N = 6 drawn with replacement
     repeat indices, and the test checks that they did: the running total must count a
     repeated entry once, and the last assertion shows the tolerance would catch a
-    total that counted it twice.
+    total that counted it twice.  With ``block_bytes = 128`` the GLM steps go by blocks
+    of two chains (:func:`~sgmcmc_verify.estimators.chain_blocks`), the last one short.
     """
+    if block_bytes is not None:
+        monkeypatch.setattr(estimators, "STEP_BLOCK_BYTES", block_bytes)
     prob, grad_f, prior = _quadratic_with_prior() if kind == "quadratic" else _regression()
     est = make_est()
     chains, steps, N, n = 5, 25, prob.N, 4
@@ -366,15 +375,20 @@ def test_agld_table_matches_a_per_chain_loop_of_eq_6(make_est, kind, on_h):
 @pytest.mark.parametrize(
     ("kind", "replace"), [("quadratic", True), ("regression", True), ("quadratic", False)]
 )
-def test_saga_matches_a_per_chain_loop_of_svrhmc_algorithm_2(kind, replace):
+@pytest.mark.parametrize("block_bytes", [None, 128], ids=["default-blocks", "2-chain-blocks"])
+def test_saga_matches_a_per_chain_loop_of_svrhmc_algorithm_2(
+    kind, replace, block_bytes, monkeypatch
+):
     """SAGA as printed in SVRHMC Algorithm 2, one chain at a time.
 
     Line 3: ``α^i = θ_0``; line 7: ``∇̃ = ∇U_0(θ_t) + (N/b)Σ_{i∈I}(∇f_i(θ_t) −
     ∇f_i(α^i)) + g`` with ``g = Σ_i ∇f_i(α^i)`` (summed afresh here, from the points);
     line 10: ``α^i ← θ_t`` for ``i ∈ I``.  The points must equal the loop's exactly
     (they are copies of iterates); the estimate and the running ``g`` within the
-    rounding bound of :func:`_tol`.
+    rounding bound of :func:`_tol`.  ``block_bytes = 128``: GLM blocks of two chains.
     """
+    if block_bytes is not None:
+        monkeypatch.setattr(estimators, "STEP_BLOCK_BYTES", block_bytes)
     prob, grad_f, prior = _quadratic_with_prior() if kind == "quadratic" else _regression()
     chains, steps, N, b = 5, 25, prob.N, 4
     theta0, run = _drive(SAGA(b, replace=replace), prob, chains, steps, seed=5)
@@ -407,6 +421,23 @@ def test_first_occurrence_both_paths_match_the_definition():
         got = first_occurrence(idx)
         assert got.tolist() == ref
         assert got.flags.c_contiguous
+
+
+def test_chain_blocks_cover_the_chains_once_in_order(monkeypatch):
+    """Blocks of ``STEP_BLOCK_BYTES // bytes_per_chain`` chains (at least one), the last short."""
+    monkeypatch.setattr(estimators, "STEP_BLOCK_BYTES", 100)
+    assert estimators.chain_blocks(7, 30) == [slice(0, 3), slice(3, 6), slice(6, 7)]
+    assert estimators.chain_blocks(2, 1000) == [slice(0, 1), slice(1, 2)]
+
+
+def test_row_items_alias_the_rows():
+    """A write through the item view lands in the float table; a copy would lose it."""
+    tab = np.zeros((2, 3, 4))
+    row_items(table_rows(tab))[[1, 5]] = row_items(np.array([[1.0, 2, 3, 4], [5, 6, 7, 8]]))
+    assert tab[0, 1].tolist() == [1, 2, 3, 4] and tab[1, 2].tolist() == [5, 6, 7, 8]
+    assert tab.sum() == 36
+    with pytest.raises(ValueError):
+        row_items(np.zeros((4, 3)).T)
 
 
 def test_table_rows_is_a_view_or_refuses():
