@@ -472,3 +472,69 @@ def test_exact_comparison_qualified_needs_its_reason_and_erratum():
     assert ok.verdict == "confirmed" and "why not refuted" not in ok.measured
     r = decide.exact_comparison("x", "", value=1, target=0, **TEXT)
     assert r.verdict == "refuted"
+
+
+def test_ordering_and_equivalence_refute_at_alpha_refute_and_confirm_at_alpha():
+    """``alpha_refute`` moves only the refuting threshold (review H10, finding 6): at
+    α = 0.05 (c = 1.6449) and α_refute = 0.01 (c_r = 2.3263), z = −2 is a refutation at
+    the default and unresolved with α_refute; z = −2.5 refutes; z = +2 still confirms."""
+    kw = dict(alpha=0.05, effect_label="x", holds="", fails="")
+
+    def order(z, **extra):
+        return decide.ordering_test("o", "", smaller=(0.0, 0.0), larger=(z, 1.0), **kw, **extra)
+
+    assert order(-2.0).verdict == "refuted"
+    assert order(-2.0, alpha_refute=0.01).verdict == "qualified"
+    assert order(-2.5, alpha_refute=0.01).verdict == "refuted"
+    assert order(2.0, alpha_refute=0.01).verdict == "confirmed"
+    assert "α_refute = 0.01" in order(-2.0, alpha_refute=0.01).measured["z"].note
+    with pytest.raises(ValueError, match="alpha_refute"):
+        order(-2.0, alpha_refute=1.5)
+    # equivalence: |d| − c_r·se > tol refutes; d = 1.2, se = 0.1, tol = 1 → (d − tol)/se = 2
+    eq = dict(target=0.0, se=0.1, tol=1.0, tol_source="t", alpha=0.05, holds="", fails="")
+    assert decide.within_tolerance("w", "", estimate=1.2, **eq).verdict == "refuted"
+    wide = decide.within_tolerance("w", "", estimate=1.2, alpha_refute=0.01, **eq)
+    assert wide.verdict == "qualified"
+    assert decide.within_tolerance("w", "", estimate=1.25, alpha_refute=0.01, **eq).verdict == (
+        "refuted"
+    )
+
+
+def test_student_t_critical_values_keep_alpha_with_a_ten_group_jackknife():
+    """A 10-group jackknife SE has 9 df (review H10, finding 7).  Simulated null: 20000
+    replicates of 10 normal group means (group means of many chains are normal by the
+    CLT), estimate = their mean, SE = the jackknife SE over the groups.  With ``df = 9``
+    the one-sided false-confirmation rate of ``ordering_test`` at α = 0.01 is ≤ α + 3.09 ·
+    √(α(1 − α)/20000) = 0.0122 (one-sided binomial 99.9 % bound); with normal critical
+    values it is P(t₉ > 2.326) = 0.0225 and exceeds that bound.  The MDE uses t
+    quantiles: (t_{0.99,9} + t_{0.9,9})·se."""
+    import numpy as np
+
+    g, reps, alpha = 10, 20000, 0.01
+    x = np.random.default_rng(12).normal(0.0, 1.0, (reps, g))
+    loo = (x.sum(axis=1, keepdims=True) - x) / (g - 1)
+    se = np.sqrt((g - 1) / g * ((loo - loo.mean(axis=1, keepdims=True)) ** 2).sum(axis=1))
+    est = x.mean(axis=1)
+    kw = dict(alpha=alpha, effect_label="x", holds="", fails="")
+
+    def rate(df):
+        return np.mean(
+            [decide.ordering_test("o", "", smaller=(e, s), larger=(0.0, 0.0), df=df, **kw).verdict
+             == "confirmed" for e, s in zip(est, se, strict=True)]
+        )  # fmt: skip
+
+    bound = alpha + 3.09 * math.sqrt(alpha * (1 - alpha) / reps)
+    assert rate(g - 1) <= bound < rate(None)
+    part = decide.ordering_test("o", "", smaller=(0.0, 1.0), larger=(0.0, 0.0), df=9, **kw)
+    want = stats.t.isf(alpha, 9) + stats.t.ppf(0.9, 9)
+    assert part.measured["MDE (power 0.9)"].value == pytest.approx(want, rel=1e-12)
+    assert mde_z(alpha, 1.0, sides=1, df=9) == pytest.approx(want, rel=1e-12)
+    # equivalence at the tolerance's edge (true |d| = tol): P(confirmed) ≤ α with df
+    eq = dict(target=0.0, tol=1.0, tol_source="t", alpha=alpha, holds="", fails="", df=g - 1)
+    conf = np.mean(
+        [decide.within_tolerance("w", "", estimate=1.0 + e, se=s, **eq).verdict == "confirmed"
+         for e, s in zip(est, se, strict=True)]
+    )  # fmt: skip
+    assert conf <= bound
+    with pytest.raises(ValueError, match="df"):
+        decide.ordering_test("o", "", smaller=(0.0, 1.0), larger=(0.0, 0.0), df=0, **kw)

@@ -305,12 +305,17 @@ def exact_comparison(
 # --------------------------------------------------------------------------------------
 
 
-def mde_z(alpha: float, se: float, *, power: float = 0.9, sides: int = 2) -> float:
+def mde_z(
+    alpha: float, se: float, *, power: float = 0.9, sides: int = 2, df: int | None = None
+) -> float:
     """Minimum detectable effect of a z-test: ``(z_{1−α/sides} + z_{power})·se``.
 
     The smallest true deviation the test rejects with probability ``power`` at
     level ``alpha`` (normal approximation; the far tail of a two-sided test is
-    neglected, which makes this slightly conservative).
+    neglected, which makes this slightly conservative).  With ``df`` (an SE estimated
+    with ``df`` degrees of freedom, e.g. a g-group jackknife has ``g − 1``) the
+    quantiles are Student-t ones, ``(t_{1−α/sides, df} + t_{power, df})·se`` (the usual
+    approximation of the noncentral-t power).
     """
     alpha = check_alpha(alpha)
     check_alpha(power, name="power")
@@ -318,7 +323,12 @@ def mde_z(alpha: float, se: float, *, power: float = 0.9, sides: int = 2) -> flo
         raise ValueError(f"sides must be 1 or 2, got {sides}")
     if not (se >= 0 and math.isfinite(se)):
         raise ValueError(f"se must be finite and ≥ 0, got {se}")
-    return float((-scipy.special.ndtri(alpha / sides) + scipy.special.ndtri(power)) * se)
+    if df is None:
+        return float((-scipy.special.ndtri(alpha / sides) + scipy.special.ndtri(power)) * se)
+    if isinstance(df, bool) or not isinstance(df, int) or df < 1:
+        raise ValueError(f"df must be None or an integer ≥ 1, got {df!r}")
+    t = scipy.special.stdtrit
+    return float((-t(df, alpha / sides) + t(df, power)) * se)
 
 
 def statistical_test(
@@ -405,6 +415,8 @@ def within_tolerance(
     alpha: float,
     holds: str,
     fails: str,
+    alpha_refute: float | None = None,
+    df: int | None = None,
     measured: Mapping[str, Measurement] | None = None,
     counterexample: dict[str, Any] | None = None,
     erratum: Erratum | None = None,
@@ -413,27 +425,40 @@ def within_tolerance(
 
     For a discretised chain compared with the continuous target: ``tol`` is the bias the
     theory allows at this step size (say where it comes from in ``tol_source``), not
-    zero.  With ``d = |estimate − target|`` and ``z = z_{1−α}``:
+    zero.  With ``d = |estimate − target|``, ``z = z_{1−α}`` and ``z_r = z_{1−α_r}``
+    (``α_r = alpha_refute``, default ``alpha``):
 
     * ``d + z·se ≤ tol`` → ``confirmed`` (the (1 − 2α) interval lies inside ±tol);
-    * ``d − z·se > tol`` → ``refuted`` (it lies outside);
+    * ``d − z_r·se > tol`` → ``refuted`` (a one-sided level-α_r interval lies outside);
     * otherwise ``qualified``: undecided at this sample size.
+
+    ``alpha_refute`` lets a caller that refutes a conjunction when any of k such tests
+    refutes keep the family's false-refutation rate at α (pass
+    :func:`~sgmcmc_verify.stats.multiplicity.bonferroni` ``(α, k)``).  ``df``: the
+    degrees of freedom of ``se`` when it is estimated (a g-group jackknife has
+    ``g − 1``); the critical values are then Student-t quantiles ``t_{1−α, df}``, so the
+    stated α holds for a small number of groups (with z, ``t₉`` would give 0.022 at a
+    nominal 0.01).
 
     As the sample grows (se → 0) the verdict settles on the truth of ``d ≤ tol``; a
     point-null test of ``d = 0`` instead confirms at small samples and rejects at large
     ones whenever the chain has any bias at all.
     """
     alpha = check_alpha(alpha)
+    a_ref = alpha if alpha_refute is None else check_alpha(alpha_refute, name="alpha_refute")
     if not (se > 0 and math.isfinite(se)):
         raise ValueError(f"se must be finite and > 0, got {se}")
     if not (tol > 0 and math.isfinite(tol)):
         raise ValueError(f"tol must be finite and > 0, got {tol}")
     _finite("within_tolerance", estimate=estimate, target=target)
-    z = float(-scipy.special.ndtri(alpha))
+    mde_z(alpha, se, df=df)  # validates df
+    q = scipy.special.ndtri if df is None else lambda p: scipy.special.stdtrit(df, p)
+    z, z_r = float(-q(alpha)), float(-q(a_ref))
+    dist = "normal" if df is None else f"Student t, {df} df"
     d = abs(estimate - target)
     if d + z * se <= tol:
         verdict, reading = "confirmed", holds
-    elif d - z * se > tol:
+    elif d - z_r * se > tol:
         verdict, reading = "refuted", fails
     else:
         verdict = "qualified"
@@ -446,7 +471,9 @@ def within_tolerance(
         "estimate − target": Measurement(estimate - target, stderr=se),
         "tolerance": Measurement(tol, note=tol_source),
         "equivalence margin": Measurement(
-            tol - d - z * se, note=f"tol − |d| − z·se, z = {z:.4g} (one-sided α = {alpha:g})"
+            tol - d - z * se,
+            note=f"tol − |d| − c·se, c = {z:.4g} (one-sided α = {alpha:g}, {dist}); refute if "
+            f"|d| − {z_r:.4g}·se > tol (α_refute = {a_ref:g})",
         ),
     }
     return _decided(
@@ -735,6 +762,8 @@ def ordering_test(
     power: float = 0.9,
     holds: str,
     fails: str,
+    alpha_refute: float | None = None,
+    df: int | None = None,
     measured: Mapping[str, Measurement] | None = None,
     counterexample: dict[str, Any] | None = None,
     erratum: Erratum | None = None,
@@ -743,18 +772,27 @@ def ordering_test(
 
     ``smaller`` and ``larger`` are ``(estimate, standard error)`` of independent
     estimates (a fixed threshold has SE 0).  With ``z = (larger − smaller)/se``,
-    ``se = √(se₁² + se₂²)`` and ``c = z_{1−α}``:
+    ``se = √(se₁² + se₂²)``, ``c = z_{1−α}`` and ``c_r = z_{1−α_r}`` (``α_r =
+    alpha_refute``, default ``alpha``):
 
     * ``z > c`` → ``confirmed`` (the stated ordering is significant at level α);
-    * ``z < −c`` → ``refuted`` (the opposite ordering is significant at level α);
+    * ``z < −c_r`` → ``refuted`` (the opposite ordering is significant at level α_r);
     * otherwise ``qualified``: not resolved, and the reading states the minimum
       detectable difference ``(c + z_power)·se`` (:func:`mde_z`, one-sided) below
       which an ordering goes unseen at this sample size.
+
+    A conjunction of k orderings (:func:`all_of`) is confirmed at level α when each is
+    (intersection–union) but refuted when any one is, so its false-refutation rate is
+    up to ``k·α_r``: such a caller passes ``alpha_refute =``
+    :func:`~sgmcmc_verify.stats.multiplicity.bonferroni` ``(α, k)``.  ``df``: the degrees
+    of freedom of ``se`` when it is estimated (a g-group jackknife has ``g − 1``); the
+    critical values and the MDE then use Student-t quantiles (:func:`mde_z`).
 
     ``rule`` is ``"statistical"``: this is the one-sided, two-sample form of
     :func:`statistical_test`, for the experiments' "method A beats method B".
     """
     alpha = check_alpha(alpha)
+    a_ref = alpha if alpha_refute is None else check_alpha(alpha_refute, name="alpha_refute")
     (a, sa), (b, sb) = smaller, larger
     se = math.hypot(sa, sb)
     if not (math.isfinite(se) and se >= 0):
@@ -762,23 +800,26 @@ def ordering_test(
     _finite("ordering_test", smaller=a, larger=b)
     diff = b - a
     z = diff / se if se > 0 else math.copysign(math.inf, diff) if diff else 0.0
-    crit = float(-scipy.special.ndtri(alpha))
-    mde = mde_z(alpha, se, power=power, sides=1)
+    mde = mde_z(alpha, se, power=power, sides=1, df=df)  # validates df
+    q = scipy.special.ndtri if df is None else lambda p: scipy.special.stdtrit(df, p)
+    crit, crit_r = float(-q(alpha)), float(-q(a_ref))
+    dist = "normal" if df is None else f"Student t, {df} df"
     if z > crit:
         verdict, reading = "confirmed", holds
-    elif z < -crit:
+    elif z < -crit_r:
         verdict, reading = "refuted", fails
     else:
         verdict = "qualified"
         reading = (
-            f"not resolved (|z| = {abs(z):.3g} ≤ {crit:.3g}, one-sided α = {alpha:g}): "
+            f"not resolved (z = {z:.3g}, confirm above {crit:.3g} at one-sided α = {alpha:g}, "
+            f"refute below −{crit_r:.3g} at α = {a_ref:g}): "
             f"{effect_label} differences below {mde:.3g} go unseen with power {power:g}"
         )
     m = {
         **(measured or {}),
         "larger − smaller": Measurement(diff, stderr=se),
-        "z": Measurement(z, note=f"confirm if z > {crit:.4g}, refute if z < −{crit:.4g} "
-                         f"(one-sided, α = {alpha:g})"),
+        "z": Measurement(z, note=f"confirm if z > {crit:.4g} (one-sided, α = {alpha:g}), "
+                         f"refute if z < −{crit_r:.4g} (α_refute = {a_ref:g}); {dist}"),
         f"MDE (power {power:g})": Measurement(mde, note=f"{effect_label} difference detectable"),
     }  # fmt: skip
     return _decided(
