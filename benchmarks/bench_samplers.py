@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import time
 import tracemalloc
@@ -333,6 +334,14 @@ def ppu_peak_memory(prob, chains: int, n: int) -> dict[str, int]:
     }
 
 
+def load_average() -> str:
+    """The 1-minute load average (other processes share the cores), or that it is unknown."""
+    try:
+        return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+    except OSError:
+        return "load average unknown"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chains", type=int, default=10_000)
@@ -346,7 +355,7 @@ def main() -> None:
     prob = sv.problems.linear_regression_synthetic(args.N, args.d, seed=0)
     print(
         f"linear regression N={args.N}, d={args.d}, batch n={n}, float64; "
-        f"{C} chains × {T} steps; {args.reps} interleaved repetitions\n"
+        f"{C} chains × {T} steps; {args.reps} interleaved repetitions; {load_average()}\n"
     )
 
     nb = numba_kernels()
@@ -422,7 +431,7 @@ def main() -> None:
         print(f"| {name} | {k} | {rate:,.0f} | {cpu:.2f} | {ratio:.2f} |")
     print(
         "\ntime ÷ ours: median over repetitions of (its wall time ÷ sgmcmc-verify's in the "
-        "same repetition); > 1 means slower than the vectorised reference."
+        f"same repetition); > 1 means slower than the vectorised reference.  {load_average()}"
     )
 
     m = ppu_peak_memory(prob, C, n)
