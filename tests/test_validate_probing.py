@@ -322,3 +322,49 @@ def test_permuted_noise_coordinates_are_the_same_sgld_chain():
 
     rep = validate(step, "sgld", mode="step")
     assert rep.verdict == "pass" and "another factorisation" in rep.checks[0].message
+
+
+def _full_grad(problem, th):
+    every = np.tile(np.arange(problem.N), (th.shape[0], 1))
+    return problem.prior_grad(th) + problem.component_grads(th, every).sum(1)
+
+
+def test_a_friction_slip_is_named_with_the_friction_the_step_uses():
+    """ULD-EM run at friction 1 where the harness asks for 1.5 (e.g. a library's "alpha" taken
+    for the friction): consistent, so without the search it read "a different valid
+    discretisation"; its law is uld-em's at gamma = 1 to rounding."""
+
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        th, p = state["theta"], state["p"]
+        p2 = p - h * _full_grad(problem, th) - h * p + np.sqrt(2 * h) * noise
+        return {"theta": th + h * p, "p": p2}
+
+    rep = validate(step, "uld-em", mode="step")
+    law = next(c for c in rep.checks if c.name == "exact law of uld-em")
+    assert rep.verdict == "fail" and law.verdict == "fail"
+    assert "gamma = 1 instead of 1.5" in law.message and "parameter-mapping slip" in law.message
+
+
+def test_a_step_size_convention_slip_is_named():
+    """LMC written with ε = 2h (θ − (h/2)∇U + √h ξ) is LMC at h/2, not another scheme."""
+
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        th = state["theta"]
+        return {"theta": th - h / 2 * _full_grad(problem, th) + np.sqrt(h) * noise}
+
+    law = next(c for c in validate(step, "lmc", mode="step").checks if c.name == "exact law of lmc")
+    assert law.verdict == "fail" and "step size h/2" in law.message
+
+
+def test_a_different_discretisation_is_not_called_a_parameter_slip():
+    # BAOAB-type θ-chain named as uld-em: consistent, no friction or h slip reproduces it
+    def step(state, *, h, noise, indices, problem, randomness=None):
+        th, p = state["theta"], state["p"]
+        p = p - h * _full_grad(problem, th)
+        th = th + h * p  # symplectic Euler: θ sees the new p
+        g = 1.5
+        return {"theta": th, "p": p - h * g * p + np.sqrt(2 * g * h) * noise}
+
+    law = next(c for c in validate(step, "uld-em", mode="step").checks
+               if c.name == "exact law of uld-em")  # fmt: skip
+    assert law.verdict == "fail" and "parameter-mapping slip" not in law.message
