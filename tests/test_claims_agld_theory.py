@@ -110,7 +110,13 @@ def test_t1_verdicts_and_power(t1):
         part = by[name]
         assert (part.verdict, part.rule) == ("refuted", "order"), name
         assert part.measured["lim lower bound / (ε⁻²)"].value == math.inf
-        assert "O(ε⁻²·log(1/ε))" in part.erratum["corrected"]
+        assert part.erratum["corrected"].startswith("necessary: K(ε) = Ω(ε⁻²·log(1/ε))")
+        assert "mean offset r > 0" in part.erratum["corrected"]
+    # sufficiency is stated only where an upper bound shows it (LMC's closed form)
+    assert (
+        "O(ε⁻²·log(1/ε)) = Õ(ε⁻²) suffices for lmc" in by["mixing time: lmc"].erratum["corrected"]
+    )
+    assert "not verified" in by["mixing time: svrg-ld"].erratum["corrected"]
     # ... and sufficient for LMC: the closed-form upper bound over ε⁻²·log(1/ε) tends to
     # 2/λ_min (log C/ε over −log(1 − ε²λ_min/2))
     lmc = by["mixing time: lmc"]
@@ -210,25 +216,88 @@ def test_coupled_chain_keeps_the_marginals():
     assert np.allclose(b.state_mean[0, 10:], th0)  # θ̃ starts at θ_0 too
 
 
+@pytest.fixture(scope="module")
+def ra_problem():
+    return gaussian_differing(N=4, d=2, seed=3)
+
+
+@pytest.mark.parametrize(
+    "name, follows",
+    [("lmc", True), ("tmu-ra", True), ("ppu-ra", True), ("ppu-ca", False), ("tmu-rr", False)],
+)
+def test_ra_mean_follows_the_lmc_recursion(ra_problem, name, follows):
+    """AGLD-T3's load-bearing step (proofs.agld_theorem1 "RA: E[g | F_k] = ∇f(x_k)"), on the
+    implementation: TMU-RA's exact mean (n = 2, D = N = 4, Theorem 3's D) is LMC's
+    m ← m − hΛ(m − μ), rebuilt here, to rounding; the CA and RR schemes, whose estimators are
+    biased given the past, are the negative controls (they differ by ~1e-2)."""
+    p, h, th0 = ra_problem, 0.05, np.array([2.0, -1.0])
+    kw = {} if name == "lmc" else {"n": 2} | ({} if name.startswith("ppu") else {"D": 4})
+    chain = em.affine_chain(name, p, h=h, **kw)
+    mean = em.transient_moments(chain, range(21), theta0=th0).mean
+    m, mu = th0.copy(), p.exact["mean"].value
+    gap = 0.0
+    for k in range(21):
+        gap = max(gap, float(np.abs(mean[k] - m).max()))
+        m = m - h * p.precision @ (m - mu)
+    if follows:
+        assert gap < 1e-13
+    else:
+        assert gap > 1e-3
+    got, tol = bounds.lmc_mean_gap(chain, p, th0)
+    assert got == pytest.approx(gap, rel=1e-6, abs=1e-15)
+    assert bounds.unbiased_mean(chain, p, th0) is follows
+    assert tol < 1e-3  # the tolerance separates rounding from the controls' bias
+
+
 def test_t3_verdicts():
     parts, _ = T.check_t3()
     by = {p.name: p for p in parts}
-    assert by["kappa and d dependence"].verdict == "confirmed"
-    assert by["kappa and d dependence"].measured["exponent in kappa via mu"].value == (
-        pytest.approx(1.5, abs=0.02)
-    )
-    # the mean lower bound (proofs.agld_theorem1) at the largest permitted η ∝ ε gives
-    # K·ε → ∞: the literal O(1/ε) fails for every start, as in Theorem 1 (analytic limit)
+    # a lower bound cannot confirm the κ^{3/2}√d upper bound (H10 review 5): not checkable
+    kd = by["kappa and d dependence"]
+    assert (kd.verdict, kd.rule) == ("not-checkable", "not-checkable")
+    assert kd.measured["exponent in kappa via mu"].value == pytest.approx(1.5, abs=0.02)
+    # the mean lower bound (proofs.agld_theorem1) at η = c·(Theorem 3's bound) gives K·ε → ∞
+    # for every c > 0; it rests on TMU-RA's mean following LMC's, proved and measured
     eps_part = by["epsilon dependence"]
     assert (eps_part.verdict, eps_part.rule) == ("refuted", "order")
     assert eps_part.measured["lim lower bound / (1/ε)"].value == math.inf
-    assert "log(1/ε)" in eps_part.erratum["corrected"]
-    # only the per-component reading of κ brings in N: outside the regime → qualified
+    assert eps_part.measured["TMU-RA mean − LMC mean recursion (exact)"].value < 1e-13
+    assert eps_part.measured["RA: E[g | F_k] = ∇f(x_k) (sympy)"].value is True
+    corrected = eps_part.erratum["corrected"]
+    assert corrected.startswith("necessary: K = Ω(log(1/ε)/ε) at every permitted η")
+    assert "not verified" in corrected and "mean offset r > 0" in corrected
+    assert (
+        "largest permitted"
+        not in eps_part.reading + eps_part.measured["lim lower bound / (1/ε)"].note
+    )
+    # per-component M (the catalogue's regime): K_LB grows like N at fixed κ → refuted, with
+    # the analytic limit K_LB/N → 2000·log(100)/9 (not a fitted exponent)
     n_part = by["N dependence (reading of κ)"]
-    assert (n_part.verdict, n_part.rule) == ("qualified", "counterexample")
-    assert n_part.measured["exponent in N"].value > 1
+    assert (n_part.verdict, n_part.rule) == ("refuted", "counterexample")
+    assert n_part.measured["lim K_LB/N (N → ∞)"].value == pytest.approx(2000 * math.log(100) / 9)
+    assert n_part.measured["counterexample in regime"].value is True
+    assert "Remark 3" in n_part.reading
     assert by["TMU-RA chain itself"].verdict == "not-checkable"
     assert all(decide.is_decided(p.rule) for p in parts)
+
+
+def test_t3_regime_is_the_catalogues():
+    """H10 review 4: every regime the T3 parts and errata state is the catalogue's entry."""
+    parts, _ = T.check_t3()
+    for p in parts:
+        if p.rule == "counterexample":
+            assert p.measured["regime (paper)"].value.startswith(T.REGIMES["AGLD-T3"])
+        if p.erratum:
+            assert p.erratum["regime"].startswith(T.REGIMES["AGLD-T3"])
+
+
+def test_t3_epsilon_part_needs_the_unbiased_mean():
+    """Power of the gate: with a stand-in chain whose mean is biased (TMU-RR), the mean
+    bound does not apply and the ε part is left undecided (qualified), not refuted."""
+    parts, _ = T.check_t3(ra_chain=lambda p, h: em.affine_chain("tmu-rr", p, h=h, n=2, D=4))
+    eps_part = {p.name: p for p in parts}["epsilon dependence"]
+    assert eps_part.verdict == "qualified"
+    assert eps_part.measured["lim lower bound / (1/ε)"].value is None
 
 
 @pytest.mark.parametrize("fixture", ["t1", "t2", "t5"])

@@ -46,6 +46,7 @@ import sympy as sp
 from ..exact import moments as em
 from ..problems.gaussian import GaussianQuadratic
 from ..proofs.agld_theorem1 import mean_lower_bound_expr
+from .decide import rounding_tolerance
 
 __all__ = [
     "EPS_SYM",
@@ -61,6 +62,7 @@ __all__ = [
     "gaussian_w2",
     "gaussian_w2_many",
     "lmc_k_upper",
+    "lmc_mean_gap",
     "mean_bound_limit",
     "mixing_time",
     "psd_sqrt",
@@ -336,10 +338,49 @@ def mixing_time(chain, problem, eps: float, theta0, lam_min: float, exact: bool)
 EPS_SYM = sp.Symbol("epsilon", positive=True)
 
 
-def unbiased_mean(name: str) -> bool:
-    """Whether the chain's mean follows ``E x' = E x − ηΛ(E x − μ)`` exactly (LMC, and the
-    RA schemes, whose estimators are unbiased given the past: AGLD §3.1)."""
-    return name in ("lmc", "sgld", "svrg-ld", "saga-ld") or name.endswith("-ra")
+#: Iterations over which :func:`lmc_mean_gap` compares a chain's exact mean with LMC's.
+MEAN_CHECK_STEPS = 20
+
+
+def lmc_mean_gap(
+    chain: em.AffineChain, problem: GaussianQuadratic, theta0, steps: int = MEAN_CHECK_STEPS
+) -> tuple[float, float]:
+    """How far the chain's exact mean is from LMC's mean recursion, and the rounding tolerance.
+
+    Returns ``(gap, tol)``: ``gap = max_(k ≤ steps) ‖E x^(k) − m_k‖_∞`` with
+    ``m_(k+1) = m_k − hΛ(m_k − μ)``, ``m_0 = θ_0`` (the mean of LMC, AGLD eq. (3), on the
+    Gaussian target), ``E x^(k)`` from the chain's exact moment recursion
+    (:func:`sgmcmc_verify.exact.moments.transient_moments`, snapshots at ``θ_0``); ``tol``
+    bounds float64 rounding of both: each step is one product of the ``(nz + 1)``-square
+    mean map with the state mean, and the reference's own step is shorter, so
+    ``4(nz + 1)`` operations per step (a multiply and an add each, for two recursions) on
+    magnitudes ≤ the largest mean entry; both maps contract, so errors do not grow.
+
+    The step "E[g | F_k] = ∇f(x_k) for RA, hence the LMC mean recursion"
+    (:func:`sgmcmc_verify.proofs.agld_theorem1.theorem1_steps`) says ``gap`` is rounding
+    for every RA scheme, whatever the snapshot rule; this measures it on the implementation.
+    """
+    tm = em.transient_moments(chain, range(steps + 1), theta0=theta0)
+    mu = np.asarray(problem.exact["mean"].value, float)
+    lam = np.asarray(problem.precision, float)
+    m = np.asarray(theta0, float).copy()
+    ref = [m]
+    for _ in range(steps):
+        m = m - chain.h * (lam @ (m - mu))
+        ref.append(m)
+    ref_arr = np.array(ref)
+    gap = float(np.abs(tm.mean - ref_arr).max())
+    scale = max(float(np.abs(tm.state_mean).max()), float(np.abs(ref_arr).max()), 1.0)
+    return gap, rounding_tolerance(scale, 4 * (chain.nz + 1) * steps)
+
+
+def unbiased_mean(chain: em.AffineChain, problem: GaussianQuadratic, theta0) -> bool:
+    """Whether the chain's mean follows ``E x' = E x − ηΛ(E x − μ)`` (LMC's), as measured by
+    :func:`lmc_mean_gap` to rounding: true for LMC and every RA scheme (proved in
+    :mod:`sgmcmc_verify.proofs.agld_theorem1`, "RA: E[g | F_k] = ∇f(x_k)"), false for the
+    CA and RR schemes, whose estimators are biased given the past."""
+    gap, tol = lmc_mean_gap(chain, problem, theta0)
+    return gap <= tol
 
 
 def as_float(v: Any) -> float | None:

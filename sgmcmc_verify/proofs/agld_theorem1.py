@@ -41,6 +41,7 @@ __all__ = [
     "lmc_w2",
     "mean_lower_bound_K",
     "mean_lower_bound_expr",
+    "ra_steps",
     "requirement_steps",
     "rr_window",
     "theorem1_steps",
@@ -172,7 +173,7 @@ def _expect(expr: sp.Expr, z: sp.Symbol, xi: sp.Symbol) -> sp.Expr:
     return sp.expand(sum(c * mom[i] * mom[j] for (i, j), c in poly.terms()))
 
 
-def _ra_steps() -> list[Step]:
+def ra_steps() -> list[Step]:
     """RA (random access): (6) is unbiased given the past, so the mean follows LMC's.
 
     RA draws the ``n`` indices of ``S_k`` i.i.d. uniform on ``[N]`` (§3.1), independently
@@ -240,7 +241,7 @@ def theorem1_steps() -> list[Step]:
             "the snapshots cancel: AGLD with n = N is LMC (C = D = 1)",
         ),
     ]
-    steps += _ra_steps()
+    steps += ra_steps()
     mu, eta, m, v = sp.symbols("mu eta m v", positive=True)
     y = sp.Symbol("y", real=True)
     steps.append(
