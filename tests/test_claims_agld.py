@@ -34,13 +34,20 @@ def test_r1_verdicts(r1):
     assert ca["max_staleness"] > ca["N/n"]
     rr = r1.part("RR").measured["first (N, n) above the real-valued 2N/n"].value
     assert rr["worst_staleness"] > rr["2N/n"]
-    # RA: the coupon-collector law holds (χ² at α = 1e-3, detecting TV ≥ 0.05 with power 0.9),
-    # but a fixed C holds only w.h.p.
+    # RA: the coupon-collector law holds (χ² and the tail mass at the 0.95 quantile, each at
+    # α = 1e-3/2: the χ² detects TV ≥ 0.05 on its pooled bins with power 0.9, the binomial
+    # test a doubled tail), but a fixed C holds only w.h.p. (the paper's own w.h.p.)
     ra = r1.part("RA")
     assert ra.verdict == "qualified" and ra.erratum is not None
     assert ra.measured["coupon-collector law: verdict"].value == "confirmed"
     assert ra.measured["coupon-collector law: MDE (power 0.9)"].value <= agld.MEANINGFUL_TV
+    assert ra.measured["coupon-collector law: MDE scope"].value == "on the pooled bins"
+    assert ra.measured["tail mass: verdict"].value == "confirmed"
+    p_tail = ra.measured["tail mass: P(M_k > C), exact"].value
+    assert 0 < p_tail <= agld.TAIL_DELTA
+    assert ra.measured["tail mass: MDE (power 0.9)"].value <= 2 * p_tail
     assert ra.measured["a fixed C surely: verdict"].value == "qualified"
+    assert "w.h.p." in ra.measured["a fixed C surely: why not refuted"].value
     assert r1.verdict == "qualified"
 
 
@@ -77,6 +84,8 @@ def test_r1_refutes_broken_strategies():
     parts, _ = agld.check_r1(seed=0, access={"CA": SkippingCA, "RR": NoReshuffleRR, "RA": BiasedRA})
     verdicts = {p.name: p.verdict for p in parts}
     assert verdicts == {"CA": "refuted", "RR": "refuted", "RA": "refuted"}
+    # the tail test sees it on its own: index N − 1 is never visited, so M_k > C always
+    assert parts[2].measured["tail mass: verdict"].value == "refuted"
 
 
 @pytest.fixture(scope="module")
@@ -180,5 +189,9 @@ def test_every_part_goes_through_a_decision_builder(r1, r2):
     for r in (r1, r2, check("AGLD-UNB", seed=0), check("AGLD-MEM", seed=0)):
         for p in r.parts:
             assert decide.is_decided(p.rule), (r.claim_id, p.name, p.rule)
-            assert p.rule in ("exact", "all_of(statistical, exact)"), (r.claim_id, p.name)
+            assert p.rule in (
+                "exact",
+                "all_of(statistical, exact)",
+                "all_of(statistical, statistical, exact)",  # R1's RA: χ² law, tail mass, C surely
+            ), (r.claim_id, p.name)
     assert r2.params["alpha"] == 1e-3  # split over the two law tests by multiplicity.bonferroni

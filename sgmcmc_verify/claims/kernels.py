@@ -421,6 +421,9 @@ def check_ewsg_t2(
             "has r'-marginal N_full and I | r' given by eq. (4); it samples r' (full "
             "gradient) before I",
             failed_verdict="qualified",
+            why_not_refuted="the identity holds in the joint sense Theorem 2 sets up (x at the "
+            "unknown r_{k+1}, the 'ideal version' of §4.2; part 'pointwise identity'); only "
+            "the reading as a kernel Σ_i p_i K_i fails",
             measured={"∫ Σ_i p_i(x(r')) K_i(r') dr'": Measurement(masses, note="quadrature")},
             erratum=T2_ERRATUM,
         )
@@ -441,6 +444,8 @@ def check_ewsg_t2(
             "with a component off μ_full has a larger second moment; the full kernel is "
             "realised only by a procedure that draws r' first",
             failed_verdict="qualified",
+            why_not_refuted="Theorem 2's p depends on x(r_{k+1}), so it never claims an index "
+            "law drawn before the step; this reading is the practical one, not the theorem's",
             measured={
                 "excess E‖z‖² of any Σ w_i K_i ≥ min_i ‖δ_i‖² > 0": Measurement(joint_floor),
                 "TV(Σ π_i K_i, N_full), π = I-marginal of the exact joint law": Measurement(

@@ -729,6 +729,20 @@ _VR_PER_PASS = (
 )
 
 
+def _solve_ops(chain: AffineChain) -> int:
+    """``⌈κ(I − K_rr)⌉·3·size``: the rounding op count of the stationary solve of ``chain``.
+
+    :func:`~sgmcmc_verify.exact.moments.stationary_moments` solves
+    ``(I − K_rr) q = K_r0`` by LU with partial pivoting, whose backward error is
+    ``γ_{3·size}`` (Higham 2002, Thm 9.4; growth factor ≈ 1 at these sizes), so the
+    relative forward error is at most ``κ(I − K_rr)·3·size·ε``.  ``K`` is the period map
+    of :func:`~sgmcmc_verify.exact.moments._phase_maps`, the one that solve uses.
+    """
+    K = moments._phase_maps(chain)[-1]
+    A = np.eye(K.shape[0] - 1) - K[1:, 1:]
+    return math.ceil(float(np.linalg.cond(A))) * 3 * A.shape[0]
+
+
 def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict[str, Any]]:
     """X-VR: stationary variance inflation and MSE per data pass, exactly (N = 4, d = 1)."""
     p4 = gaussian_differing(**P4)
@@ -741,11 +755,17 @@ def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict
         ("HMC", ["sghmc-svr", "svrg-hmc", "saga-hmc", "sghmc-split", "svrg2-hmc", "saga2-hmc"]),
     ):
         rows = []
+        solve_ops = 1  # largest ⌈κ(I − K_rr)⌉·3·size of the stationary solves of this family
+        scale = 0.0  # largest E θ²/target: the magnitude the solve works at
         for h in (0.5, 0.1) if fam == "LD" else (0.4, 0.1):
             for name in names:
                 kw = {"n": 1} if fam == "LD" else {"b": 1}
                 ch = _chain(name, p4, h, **kw)
-                v = float(stationary_moments(ch).time_cov[0, 0])
+                sm = stationary_moments(ch)
+                v = float(sm.time_cov[0, 0])
+                # the solve carries E θ² and recovers Var θ = E θ² − m²: scale includes m²
+                scale = max(scale, (v + float(sm.time_mean[0]) ** 2) / var_t)
+                solve_ops = max(solve_ops, _solve_ops(ch))
                 av = asymptotic_variance(ch)
                 cost = _COST[name](N)
                 rows.append(
@@ -761,12 +781,19 @@ def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict
         by = {(r["h"], r["algorithm"]): r for r in rows}
         sg = names[0]
         families.append(_vr_family(fam, names, rows))
-        tol = decide.rounding_tolerance(max(r["Var θ / target"] for r in rows), 64 * N)
+        # each value errs by ≤ κ·γ_{3·size}·scale (LU solve of the moment equations), and the
+        # comparison takes a difference of two of them
+        tol = decide.rounding_tolerance(scale, 2 * solve_ops)
         worse = [
             (h, n)
             for (h, n), r in by.items()
             if n != sg and r["Var θ / target"] > by[h, sg]["Var θ / target"] + tol
         ]
+        margin = min(
+            abs(r["Var θ / target"] - by[h, sg]["Var θ / target"])
+            for (h, n), r in by.items()
+            if n != sg
+        )
         parts.append(
             decide.exact_comparison(
                 f"{fam}: variance inflation and MSE per data pass",
@@ -774,13 +801,23 @@ def check_vr(*, profile: str = "quick", seed: int = 0) -> tuple[list[Part], dict
                 value=len(worse),
                 target=0,
                 tol_source="count of (h, algorithm) cells above SG's inflation by more "
-                f"than float64 rounding ({tol:.2g})",
+                f"than float64 rounding ({tol:.2g} = 2·⌈κ⌉·3·size·ε·max E θ²/target, κ the largest "
+                "condition number of the stationary moment solve I − K_rr)",
                 holds="VR reduces the inflation everywhere; " + _VR_PER_PASS,
                 fails=f"VR reduces the inflation except at {worse} (SAGA's stale table "
                 "inflates more than SG at large h); " + _VR_PER_PASS,
                 failed_verdict="qualified",
+                why_not_refuted="the papers claim a smaller variance of the gradient "
+                "estimator; a smaller stationary variance at every h is this check's "
+                "extension (the statement asks to measure the effect), not the papers' claim",
                 measured={
-                    "table": Measurement(rows, note="moment equations + autocovariance sums, exact")
+                    "table": Measurement(
+                        rows, note="moment equations + autocovariance sums, exact"
+                    ),
+                    "closest cell to the decision boundary": Measurement(
+                        margin,
+                        note=f"min |Var θ/target − SG's| over cells; tolerance {tol:.2g}",
+                    ),
                 },
                 counterexample={"cells": worse, "problem": P4},
                 erratum=decide.Erratum(
