@@ -1015,7 +1015,7 @@ def check_t4(
         decide.counterexample_search(
             "Gaussian worst case (1-D search)",
             "W2(p̂*, p*) ≤ ε/2 for every N(m, σ²)",
-            regime="Theorem 4's construction: λ = 4ε²/(Ûd²) with Û ≥ E‖x‖⁴/d² (here = E x⁴)",
+            regime=REGIMES["AGLD-T4"] + "; this part: 1-D Gaussian targets N(m, σ²), Û = E x⁴",
             searched="sup over (m/σ, log ε/σ) of W2/(ε/2) by Nelder–Mead from 9 starts, exact "
             "W2 (W2/ε is scale-invariant, so N(m, 1) covers every N(m, σ²))",
             in_regime=at if r1 > 1 else None,
