@@ -296,11 +296,13 @@ def test_counterexample_regimes_are_the_catalogues(claim):
 
 def test_t3_epsilon_part_needs_the_unbiased_mean():
     """Power of the gate: with a stand-in chain whose mean is biased (TMU-RR), the mean
-    bound does not apply and the ε part is left undecided (qualified), not refuted."""
+    bound does not apply: the ε part is left undecided (qualified), not refuted, and the N part
+    not checkable (never "confirmed" for want of a counterexample)."""
     parts, _ = T.check_t3(ra_chain=lambda p, h: em.affine_chain("tmu-rr", p, h=h, n=2, D=4))
-    eps_part = {p.name: p for p in parts}["epsilon dependence"]
-    assert eps_part.verdict == "qualified"
-    assert eps_part.measured["lim lower bound / (1/ε)"].value is None
+    by = {p.name: p for p in parts}
+    assert by["epsilon dependence"].verdict == "qualified"
+    assert by["epsilon dependence"].measured["lim lower bound / (1/ε)"].value is None
+    assert by["N dependence (reading of κ)"].verdict == "not-checkable"
 
 
 @pytest.mark.parametrize("fixture", ["t1", "t2", "t5"])
