@@ -745,6 +745,8 @@ def _xi_parts(
         target=0.0,
         tol_source="closed form b* = (D² − 1/n)/2 (sgnht_theory)",
         failed_verdict="qualified",
+        why_not_refuted="§4.2 derives ξ's law for the SDE (7); E[ξ] = A + B holds in its h → 0 "
+        "limit, and an O(h) discretisation shift does not contradict it",
         holds=f"b* = 0 for D = {D:g}, n = {n}: E[ξ] = A + B + O(h²)",
         fails=f"E[ξ] = A + B + b*h + O(h²) with b* = {b_star:.4g} ≠ 0: A + B only as h → 0",
         measured={"b* derived": Measurement(b_star)},
