@@ -337,3 +337,19 @@ def test_every_part_goes_through_a_decision_builder(split, cor2):
             assert decide.is_decided(p.rule), (result.claim_id, p.name, p.rule)
             if p.verdict in ("refuted", "qualified"):  # a negative part says what to correct
                 assert p.erratum is not None, p.name
+
+
+def test_printed_line_qualifies_only_with_a_stated_correction():
+    """A printed line that differs from its equation is qualified only when a stated
+    correction repairs it (the reason and the erratum are recorded); with no stated correction
+    the corrected reading is the printed line itself, and the line is refuted."""
+    x, y = sp.symbols("x y")
+    typo = svrhmc.PrintedLine(9, 1, "z = y", y, x, "(0)", correction={y: x}, effect="y for x")
+    q = svrhmc._line_part(typo, typo.printed - typo.reference)
+    assert q.verdict == "qualified" and q.erratum is not None
+    assert q.measured["as printed: verdict"].value == "qualified"
+    assert q.measured["as printed: why not refuted"].value
+    wrong = dataclasses.replace(typo, correction={})
+    r = svrhmc._line_part(wrong, wrong.printed - wrong.reference)
+    assert r.verdict == "refuted"
+    assert r.measured["as printed: verdict"].value == "refuted"
