@@ -190,8 +190,10 @@ _TABLE: tuple[ClaimSpec, ...] = (
         function="check_t3",
         expectation="TMU-RA: K(ε) scaling in κ, d, n, ε",
         regime=(
-            "Assumptions 1–3 (each f_i M-smooth, f = Σ f_i μ-strongly convex, Lipschitz Hessian), "
-            "κ = M/μ; TMU-RA with η below Theorem 3's bound, n ≥ 9 and D = N (Theorem 3)"
+            "Assumptions 1–3 (each f_i M-smooth, so f = Σ f_i is M̃-smooth with M̃ = NM; f "
+            "μ-strongly convex; Lipschitz Hessian), κ = M/μ (the extracted text does not show "
+            "whether κ uses M or M̃); TMU-RA with η below Theorem 3's bound, n ≥ 9 and D = N "
+            "(Theorem 3)"
         ),
     ),
     ClaimSpec(
