@@ -456,8 +456,8 @@ def test_binomial_test_p_value_mde_and_three_outcomes():
 
 def test_exact_comparison_qualified_needs_its_reason_and_erratum():
     """``failed_verdict="qualified"`` (a failed statement that does not refute) needs
-    ``why_not_refuted`` and an erratum when it acts; the reason is stored in ``measured``
-    (review H10, finding 8).  A confirmed comparison carries no reason."""
+    ``why_not_refuted`` and an erratum on every call, whatever the outcome; the reason is
+    stored in ``measured`` when it acts (review H10, finding 8)."""
     e = decide.Erratum("holds with probability 1 − δ", "§3.1, Requirement 1")
     kw = dict(value=1, target=0, failed_verdict="qualified", **TEXT)
     for missing in ({"erratum": e}, {"why_not_refuted": "w.h.p. in the paper"},
@@ -468,8 +468,12 @@ def test_exact_comparison_qualified_needs_its_reason_and_erratum():
     assert q.verdict == "qualified" and q.rule == "exact"
     assert q.measured["why not refuted"].value == "w.h.p. in the paper"
     assert q.erratum == e.to_dict()
-    ok = decide.exact_comparison("x", "", **{**kw, "value": 0})
+    ok = decide.exact_comparison(
+        "x", "", erratum=e, why_not_refuted="w.h.p. in the paper", **{**kw, "value": 0}
+    )
     assert ok.verdict == "confirmed" and "why not refuted" not in ok.measured
+    with pytest.raises(ValueError, match="why_not_refuted"):  # even when it would confirm
+        decide.exact_comparison("x", "", **{**kw, "value": 0})
     r = decide.exact_comparison("x", "", value=1, target=0, **TEXT)
     assert r.verdict == "refuted"
 

@@ -272,9 +272,9 @@ def exact_comparison(
     _finite("exact_comparison", allow_inf=True, value=value, target=target)
     ok = bool(_RELATIONS[relation](value, target, tol))
     verdict = "confirmed" if ok else failed_verdict
-    # checked when the lever acts (a failed comparison), so that a call site still
-    # without its reason breaks only on the run that would file a reasonless verdict
-    if verdict == "qualified" and (erratum is None or not why_not_refuted.strip()):
+    # checked on every call, not only when the lever acts: a call site without its reason
+    # must not wait for the one run that files a reasonless qualified verdict
+    if failed_verdict == "qualified" and (erratum is None or not why_not_refuted.strip()):
         raise ValueError(
             f"exact_comparison {name!r}: failed_verdict='qualified' needs why_not_refuted "
             "and an erratum (otherwise a failed statement is refuted)"

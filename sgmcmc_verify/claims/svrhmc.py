@@ -503,38 +503,43 @@ def _line_part(ln: PrintedLine, res: sp.Expr) -> Part:
             failing_step=f"SVRHMC Algorithm {ln.alg}, line {ln.line}: {ln.text} ({ln.effect})",
             regime="every iteration tK + k with k ≠ 0 or t > 0 when K > 1",
         )
-    subs = {
-        "as printed": _residual_zero(
-            "as printed",
-            expectation,
-            given,
-            holds=f"agrees given {ln.assume} (line 2); {ln.effect}; the reference "
-            "implementation initialises the table at the first evaluation point "
-            "θ_0 + h/2 p_0, the same value under line 2"
-            if ln.assume
-            else "agrees exactly",
-            fails=f"differs from {ln.equation} as printed: {ln.effect or str(res)}",
-            # with no stated correction the corrected reading is the printed line itself,
-            # so the two decisions coincide and a failure refutes
-            failed_verdict="qualified" if ln.correction else "refuted",
-            why_not_refuted="a printed index typo whose stated correction holds (sub-part "
-            "'corrected reading', decided beside it)",
-            erratum=erratum,
-            counterexample={"printed − reference": str(res)},
-        ),
-        "corrected reading": _residual_zero(
-            "corrected reading",
-            expectation,
-            corrected,
-            holds=f"holds with {ln.correction} (reading p_t as p_{{tK+k}}); the reference "
-            "follows the corrected reading, the only one that is the splitting (17) at every "
-            "step (see 'reference samplers')"
-            if ln.correction
-            else "no correction needed",
-            fails=f"printed line differs from {ln.equation} and no stated correction repairs it",
-            counterexample={"printed − reference": str(res)},
-        ),
-    }
+    printed_kw: dict[str, Any] = dict(
+        holds=f"agrees given {ln.assume} (line 2); {ln.effect}; the reference "
+        "implementation initialises the table at the first evaluation point "
+        "θ_0 + h/2 p_0, the same value under line 2"
+        if ln.assume
+        else "agrees exactly",
+        fails=f"differs from {ln.equation} as printed: {ln.effect or str(res)}",
+        counterexample={"printed − reference": str(res)},
+    )
+    if not ln.correction:
+        # no stated correction: the corrected reading is the printed line itself, so there is
+        # one decision, and a failure refutes
+        subs = {"as printed": _residual_zero("as printed", expectation, given, **printed_kw)}
+    else:
+        subs = {
+            "as printed": _residual_zero(
+                "as printed",
+                expectation,
+                given,
+                failed_verdict="qualified",
+                why_not_refuted="a printed index typo whose stated correction holds (sub-part "
+                "'corrected reading', decided beside it)",
+                erratum=erratum,
+                **printed_kw,
+            ),
+            "corrected reading": _residual_zero(
+                "corrected reading",
+                expectation,
+                corrected,
+                holds=f"holds with {ln.correction} (reading p_t as p_{{tK+k}}); the reference "
+                "follows the corrected reading, the only one that is the splitting (17) at "
+                "every step (see 'reference samplers')",
+                fails=f"printed line differs from {ln.equation} and its stated correction "
+                "does not repair it",
+                counterexample={"printed − reference": str(res)},
+            ),
+        }
     return decide.all_of(
         f"Alg. {ln.alg} line {ln.line}", expectation, subs, extra=measured, erratum=erratum
     )
