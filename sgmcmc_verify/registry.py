@@ -519,6 +519,27 @@ def _entries() -> list[AlgorithmSpec]:
             ("stochastic", "thermostat"),
         ),
         AlgorithmSpec(
+            "badodab",
+            "PEER-BADODAB",
+            "Leimkuhler & Shang 2016 (SIAM J. Sci. Comput. 38(2), A712-A736), Alg. BADODAB: "
+            "the adaptive Langevin thermostat by the splitting B-A-D-O-D-A-B, σ_A² = 2A, M = I; "
+            "the two half kicks around each θ share one gradient (as BAOA for BAOAB)",
+            "thermostat",
+            lambda p, h, q: (
+                integ.BADODAB(
+                    h, A=float(q.get("A", 1.0)), mu=float(q.get("mu", 1.0)), xi0=q.get("xi0")
+                ),
+                _sg_gradient(p, h, q),
+            ),
+            dict(_GRAD_PARAMS)
+            | {
+                "A": (1.0, "injected diffusion A = σ_A²/2 ≥ 0"),
+                "mu": (1.0, "thermostat mass μ"),
+                "xi0": (None, "initial ξ; default A"),
+            },
+            ("stochastic", "thermostat", "splitting"),
+        ),
+        AlgorithmSpec(
             "sghmc-svr",
             "ALG-SGHMC-SVR",
             "SVRHMC §2 eqs. (1)-(2) with a uniform minibatch",

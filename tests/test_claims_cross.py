@@ -1,12 +1,14 @@
 """X-INV and X-ORDER: verdicts, coverage of the registry, and power against planted bugs."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from sgmcmc_verify import bugs, registry
+from sgmcmc_verify import bugs, integrators, registry
 from sgmcmc_verify.claims import _inv_exact, check, cross, decide
 
-THERMOSTATS = ("sgnht", "sgnht-2", "sgnht-mat")
+THERMOSTATS = tuple(registry.names("thermostat"))
 #: Algorithms without an exact discrete law: their X-ORDER rows are Monte Carlo.
 NO_EXACT_LAW = {*THERMOSTATS, "ewsg-lmc", "ewsg"}
 #: Schemes the registry declares inconsistent at fixed parameters (their h → 0 limit is the
@@ -117,6 +119,25 @@ def test_thermostat_moment_parts_catch_what_the_identity_cannot(inv, bug, caught
     assert parts[f"sgnht: {caught}"].verdict == "refuted"
 
 
+@dataclasses.dataclass(frozen=True)
+class _BADODABBadD(integrators.BADODAB):
+    """Planted BADODAB bugs in the D half-step after O: sign flipped, or left out."""
+
+    kind: str = "flipped"
+
+    def advance(self, state, grad, noise):
+        new = super().advance(state, grad, noise)
+        xi1 = self._d(state.xi, state.p - self.h * grad)  # the (correct) D before O
+        xi = xi1 if self.kind == "missing" else 2 * xi1 - new.xi  # ξ₁ ∓ (h/2μ)(|p'|² − d)
+        return new._replace(xi=xi)
+
+
+def _badodab_with(sampler, kind):
+    i = sampler.integrator
+    bad = _BADODABBadD(i.h, A=i.A, mu=i.mu, xi0=i.xi0, kind=kind)
+    return dataclasses.replace(sampler, integrator=bad)
+
+
 def _broken(bug, target_name):
     def make(name, problem, **kw):
         s = registry.make_sampler(name, problem, **kw)
@@ -218,6 +239,9 @@ def test_thermostat_identity_holds_exactly(inv):
         (bugs.sgnht2_eta_for_h, "sgnht-2", "moment"),  # E|p|²/n = 1/h = 10
         (bugs.xi_matrix_ones, "sgnht-mat", "either"),  # E[p₁p₂] = 1 is impossible: Ξ drifts
         (bugs.xi_old_p, "sgnht", "pathwise"),  # stationarity keeps E|p|²/n = 1 exactly
+        # D after O with the wrong sign: the two half-steps cancel on average, ξ random-walks
+        (lambda s: _badodab_with(s, "flipped"), "badodab", "either"),
+        (lambda s: _badodab_with(s, "missing"), "badodab", "either"),  # D after O left out
     ],
 )
 def test_thermostat_identity_rejects_planted_bugs(inv, bug, name, caught_by):
