@@ -552,3 +552,31 @@ def test_validate_fails_badodab_with_a_sign_flipped_d_step():
     assert rep.verdict == "fail"
     bad = _two_sample_rejections(rep)
     assert any("Cov θ" in b for b in bad) and any("Cov p" in b for b in bad), bad
+
+
+def _badodab_step(state, *, h, noise, indices, problem, randomness=None, bug=None):
+    """BADODAB written out (A = 1.5, the harness's friction; μ = 1), the merged B(h) kick with
+    the batch gradient (N/n)Σ plus the prior.  Bug ``"flip"``: the D after O subtracts."""
+    th, p, xi = state["theta"], state["p"], state["xi"]
+    A, mu, d = 1.5, 1.0, state["theta"].shape[1]
+    Lam, c = problem.precisions, problem.centres
+    N, n = problem.N, indices.shape[1]
+    g = (th - problem.prior_mean) @ problem.prior_precision
+    g = g + (N / n) * np.einsum("cbij,cbj->ci", Lam[indices], th[:, None, :] - c[indices])
+    pa = p - h * g  # B(h/2) B(h/2)
+    th = th + h / 2 * pa  # A
+    xi = xi + h / (2 * mu) * ((pa * pa).sum(axis=1) - d)  # D
+    var = -A * np.expm1(-2 * xi * h) / xi  # σ_A²(1 − e^{−2ξh})/(2ξ)
+    p = np.exp(-xi * h)[:, None] * pa + np.sqrt(var)[:, None] * noise  # O
+    xi = xi + (-1 if bug == "flip" else 1) * h / (2 * mu) * ((p * p).sum(axis=1) - d)  # D
+    return {"theta": th + h / 2 * p, "p": p, "xi": xi}  # A
+
+
+def test_validate_step_mode_passes_badodab_and_fails_a_flipped_d():
+    ok = validate(_badodab_step, algorithm="badodab", mode="step", timeout=None)
+    assert ok.verdict == "pass", [(c.name, c.verdict, c.message) for c in ok.checks]
+    bad = validate(lambda s, **k: _badodab_step(s, bug="flip", **k), algorithm="badodab",
+                   mode="step", timeout=None)  # fmt: skip
+    comp = {c.name: c for c in bad.checks}["step-by-step comparison"]
+    assert bad.verdict == "fail" and comp.verdict == "fail"
+    assert "xi" in comp.message
