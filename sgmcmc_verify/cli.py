@@ -417,7 +417,14 @@ def _exit_reason(code: int | None) -> str:
     return f"it exited with code {code}"
 
 
-def _worker(cid: str, profile: str, seed: int, conn: Any, table: dict | None = None) -> None:
+def _worker(
+    cid: str,
+    profile: str,
+    seed: int,
+    conn: Any,
+    table: dict | None = None,
+    figures: bool = True,
+) -> None:
     """A claim in a child process: its result goes back through ``conn``.
 
     ``table``: results of the claim's units already run by :func:`_unit_worker` processes
@@ -437,7 +444,15 @@ def _worker(cid: str, profile: str, seed: int, conn: Any, table: dict | None = N
 
         result = _failed(cid, f"the worker failed: {type(exc).__name__}: {exc}", profile,
                          seed, "".join(traceback.format_exception(exc)))  # fmt: skip
-    conn.send(result)
+    drawn: dict[str, bytes] = {}
+    if figures:  # drawn here, in parallel with the other claims, not serially at the end
+        try:
+            from .report.figures import prerender
+
+            drawn = prerender(result)
+        except Exception:  # the report draws it again (and reports what fails) itself
+            drawn = {}
+    conn.send((result, drawn))
     conn.close()
 
 
@@ -512,8 +527,16 @@ def _run_processes(
         else:
             todo.append(("claim", cid, None))
     running: dict[Any, tuple[tuple[Any, ...], Any]] = {}
+    preloaded = False
     try:
         while todo or running:
+            if running and not preloaded:
+                # The workers are forked: a check module (and the sympy/scipy it pulls in)
+                # imported here once is inherited by every later child instead of being
+                # imported again by each (about 0.5-1 s of CPU per claim).  Done while the
+                # first workers already run, so that it delays nothing.
+                _preload_checks(ids)
+                preloaded = True
             while todo and len(running) < args.jobs:
                 task = todo.pop(0)
                 kind, cid, extra = task
@@ -554,6 +577,12 @@ def _run_processes(
                         else:
                             on_result(_failed(cid, state["error"], args.profile, args.seed))
                     continue
+                if isinstance(result, tuple):  # (ClaimResult, its figures drawn by the worker)
+                    result, drawn = result
+                    if drawn:
+                        from .report.figures import remember
+
+                        remember(drawn)
                 if result is None:
                     why = _exit_reason(proc.exitcode)
                     msg = f"the worker process running this claim died: {why}"
@@ -564,6 +593,18 @@ def _run_processes(
     except BaseException:
         _stop(proc for _, proc in running.values())
         raise
+
+
+def _preload_checks(ids: Sequence[str]) -> None:
+    """Import the check modules of ``ids`` in this process (best effort: a module that fails
+    to import here fails again, with its traceback, in the worker that runs its claim)."""
+    from . import claims
+
+    for cid in ids:
+        try:
+            claims.CHECKS[cid].resolve()
+        except Exception:  # reported by the claim's own worker
+            pass
 
 
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}

@@ -13,7 +13,9 @@ smaller than 8 pt, and every legend sits outside the axes, so none covers data.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import math
 import textwrap
 from collections.abc import Callable, Sequence
@@ -539,13 +541,40 @@ def _figure(kind: str, data: dict[str, Any]) -> Any:
     return fig
 
 
+#: PNGs drawn ahead of the report, keyed by :func:`_key` (``report --jobs N`` draws each
+#: claim's figures in the worker that ran the claim, in parallel with the other claims).
+_DRAWN: dict[str, bytes] = {}
+
+
+def _key(claim_id: str, name: str, data: dict[str, Any]) -> str:
+    """Content key of one figure: the same data gives the same PNG (drawing is deterministic)."""
+    blob = json.dumps([claim_id, name, data], sort_keys=True, default=repr).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def prerender(result: ClaimResult) -> dict[str, bytes]:
+    """Draw ``result``'s figures now: ``{key: PNG}`` for :func:`remember` in another process."""
+    return {
+        _key(result.claim_id, name, data): _draw(data["kind"], data)
+        for name, data in sorted(result.figure_data.items())
+        if data.get("kind") in KINDS
+    }
+
+
+def remember(drawn: dict[str, bytes]) -> None:
+    """Keep figures drawn elsewhere (:func:`prerender`) for :func:`render_figures`."""
+    _DRAWN.update(drawn)
+
+
 def render_figures(results: Sequence[ClaimResult]) -> list[Figure]:
-    """Every figure of ``results``, in result order then figure-name order."""
+    """Every figure of ``results``, in result order then figure-name order (drawn here
+    unless :func:`remember` already holds the same figure of the same data)."""
     out = []
     for r in results:
         for name in sorted(r.figure_data):
             data = r.figure_data[name]
             if data.get("kind") not in KINDS:
                 continue
-            out.append(Figure(r.claim_id, name, data.get("title", name), _draw(data["kind"], data)))
+            png = _DRAWN.get(_key(r.claim_id, name, data)) or _draw(data["kind"], data)
+            out.append(Figure(r.claim_id, name, data.get("title", name), png))
     return out
