@@ -517,6 +517,10 @@ def _run_processes(
 
     todo: list[tuple[Any, ...]] = []
     pending: dict[str, dict[str, Any]] = {}  # claim → {"left": chunks, "table", "error"}
+    # longest first (the previous run's timings, where --out holds one of this profile): the
+    # last claim to start then ends near the others; results are the same in any order
+    cost = _previous_costs(args)
+    ids = sorted(ids, key=lambda c: -cost.get(c, 0.0))
     for cid in ids:
         if cid in _UNIT_SOURCES and args.jobs > 1:
             # imported here, before the fork, so that no child imports it again
@@ -528,8 +532,9 @@ def _run_processes(
             todo.append(("claim", cid, None))
     running: dict[Any, tuple[tuple[Any, ...], Any]] = {}
     preloaded = False
+    ready: list[ClaimResult] = []  # finished, handed to on_result once the workers are busy
     try:
-        while todo or running:
+        while todo or running or ready:
             if running and not preloaded:
                 # The workers are forked: a check module (and the sympy/scipy it pulls in)
                 # imported here once is inherited by every later child instead of being
@@ -550,6 +555,12 @@ def _run_processes(
                     proc.start()
                 send.close()  # the child's end: EOF here once the child is gone
                 running[recv] = (task, proc)
+            # on_result rewrites the partial report (seconds, growing with the results): do it
+            # only now, with every free worker already started on the next task
+            while ready:
+                on_result(ready.pop(0))
+            if not running:
+                continue
             for conn in wait(list(running)):
                 (kind, cid, extra), proc = running.pop(conn)
                 try:
@@ -575,7 +586,7 @@ def _run_processes(
                         if state["error"] is None:  # the claim next, with its units' results
                             todo.insert(0, ("claim", cid, state["table"]))
                         else:
-                            on_result(_failed(cid, state["error"], args.profile, args.seed))
+                            ready.append(_failed(cid, state["error"], args.profile, args.seed))
                     continue
                 if isinstance(result, tuple):  # (ClaimResult, its figures drawn by the worker)
                     result, drawn = result
@@ -589,16 +600,28 @@ def _run_processes(
                     result = _failed(cid, msg, args.profile, args.seed)
                 elif cid in pending:  # its time includes the units' (summed over tasks)
                     result.runtime_s += pending[cid]["seconds"]
-                on_result(result)
+                ready.append(result)
     except BaseException:
         _stop(proc for _, proc in running.values())
         raise
+
+
+def _previous_costs(args: argparse.Namespace) -> dict[str, float]:
+    """Per-claim seconds of the report already in ``--out`` (same profile), else ``{}``."""
+    try:
+        doc = json.loads((Path(args.out) / "report.json").read_text(encoding="utf-8"))
+        if doc.get("profile") != args.profile:
+            return {}
+        return {str(k): float(v) for k, v in doc["timings"]["claims"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
 
 
 def _preload_checks(ids: Sequence[str]) -> None:
     """Import the check modules of ``ids`` in this process (best effort: a module that fails
     to import here fails again, with its traceback, in the worker that runs its claim)."""
     from . import claims
+    from .report import figures  # noqa: F401  (matplotlib: every worker draws its figures)
 
     for cid in ids:
         try:
@@ -725,6 +748,10 @@ def _deferred_signals() -> Iterator[list[int]]:
             signal.signal(s, h)
 
 
+#: Seconds between two rewrites of the partial report while ``report`` runs.
+PARTIAL_EVERY = 10.0
+
+
 def _report(args: argparse.Namespace) -> int:
     from . import claims
     from .report import environment, pending_entries, write_report
@@ -758,10 +785,18 @@ def _report(args: argparse.Namespace) -> int:
         figures = status.startswith("complete")
         return write_report(results, args.out, meta, pending=pending, figures=figures)
 
+    last = [-math.inf]
+
     def on_result(r: ClaimResult) -> None:
         done[r.claim_id] = r
         _progress(len(done), len(ids), r, t0)
-        write("partial")
+        # the partial report shows progress and survives a hard kill; rewriting it after every
+        # claim cost seconds of CPU on a short run, so at most every PARTIAL_EVERY seconds (an
+        # interruption still writes every finished claim, and the end writes the whole report)
+        now = time.perf_counter()
+        if now - last[0] >= PARTIAL_EVERY:
+            write("partial")
+            last[0] = now
 
     try:
         _report_results(ids, args, on_result)
