@@ -97,3 +97,22 @@ def test_errors_are_neither_kills_nor_survivors():
     # a qualification the report could file as "holds with a caveat"
     size = harness._size_part({**_size(0, 88), "errors": 2})
     assert size.verdict == "error" and "2 reference validations ended in an error" in (size.reading)
+
+
+def test_size_validations_never_share_a_seed():
+    """The size part's binomial test counts validations as independent trials: with one seed
+    per s shared by the three references, their reject events were dependent (sgld's and
+    svrg-hmc's E θ z-scores correlated 0.95 across seeds; 11 rejections of 600 came from 9
+    seeds).  Every (algorithm, s) now has its own seed, in disjoint sets per ``seed``."""
+    from sgmcmc_verify.validation.power import false_alarm_units
+
+    for seed in (0, 1):
+        _, units = false_alarm_units(seeds=200, seed=seed)
+        seeds = [s for _, s in units]
+        assert len(units) == 600 and len(set(seeds)) == 600
+        # validate(seed=s) draws its i-th step size with seed s + 1000 i: no stream reused
+        streams = [s + 1000 * i for s in seeds for i in range(2)]
+        assert len(set(streams)) == len(streams)
+    _, u0 = false_alarm_units(seeds=200, seed=0)
+    _, u1 = false_alarm_units(seeds=200, seed=1)
+    assert not {s for _, s in u0} & {s for _, s in u1}
