@@ -417,14 +417,7 @@ def _exit_reason(code: int | None) -> str:
     return f"it exited with code {code}"
 
 
-def _worker(
-    cid: str,
-    profile: str,
-    seed: int,
-    conn: Any,
-    table: dict | None = None,
-    figures: bool = True,
-) -> None:
+def _worker(cid: str, profile: str, seed: int, conn: Any, table: dict | None = None) -> None:
     """A claim in a child process: its result goes back through ``conn``.
 
     ``table``: results of the claim's units already run by :func:`_unit_worker` processes
@@ -444,14 +437,13 @@ def _worker(
 
         result = _failed(cid, f"the worker failed: {type(exc).__name__}: {exc}", profile,
                          seed, "".join(traceback.format_exception(exc)))  # fmt: skip
-    drawn: dict[str, bytes] = {}
-    if figures:  # drawn here, in parallel with the other claims, not serially at the end
-        try:
-            from .report.figures import prerender
+    # the figures are drawn here, in parallel with the other claims, not serially at the end
+    try:
+        from .report.figures import prerender
 
-            drawn = prerender(result)
-        except Exception:  # the report draws it again (and reports what fails) itself
-            drawn = {}
+        drawn = prerender(result)
+    except Exception:  # the report draws them again (and reports what fails) itself
+        drawn = {}
     conn.send((result, drawn))
     conn.close()
 

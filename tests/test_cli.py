@@ -733,3 +733,18 @@ def test_validate_samples_malformed_file_exit_2(tmp_path, capsys):
     bad.write_text("not,a,valid\nfile\n")
     code, _, err = _main(capsys, "validate-samples", bad, "--algorithm", "sgld", "--h", "0.1")
     _one_line_error(code, err, "draws.csv: the CSV header must start with 'chain,draw,'")
+
+
+def test_claims_are_scheduled_longest_first_from_the_previous_report_of_that_profile(tmp_path):
+    """The order only changes when each claim starts (results are sorted by the catalogue):
+    the per-claim seconds of a report of the same profile in --out, else no preference."""
+    import argparse
+
+    doc = {"profile": "quick", "timings": {"claims": {"A": 1.0, "B": 5.0}}}
+    (tmp_path / "report.json").write_text(json.dumps(doc))
+    quick = argparse.Namespace(out=tmp_path, profile="quick")
+    assert cli._previous_costs(quick) == {"A": 1.0, "B": 5.0}
+    assert cli._previous_costs(argparse.Namespace(out=tmp_path, profile="full")) == {}
+    (tmp_path / "report.json").write_text("{not json")
+    assert cli._previous_costs(quick) == {}
+    assert cli._previous_costs(argparse.Namespace(out=tmp_path / "none", profile="quick")) == {}
