@@ -87,3 +87,21 @@ def test_every_part_of_every_claim_went_through_a_builder(report):
         if not decide.is_decided(p.get("rule", ""))
     ]
     assert not hand, f"{len(hand)} parts not decided by a builder: " + "; ".join(hand[:10])
+
+
+@pytest.mark.parametrize("report", ["quick", "baseline"])
+def test_every_refuted_part_states_its_regime_correction_and_counterexample(report):
+    """Issue 12: a refutation says in which regime it holds, what the corrected statement is,
+    and how to reproduce the counterexample (the part's own, or the erratum's command)."""
+    doc = json.loads((ROOT / "reports" / report / "report.json").read_text(encoding="utf-8"))
+    missing = []
+    for c in doc["claims"]:
+        for p in c["parts"]:
+            if p["verdict"] != "refuted":
+                continue
+            e = p.get("erratum") or {}
+            if not (e.get("regime") and e.get("corrected") and e.get("failing_step")):
+                missing.append(f"{c['claim_id']}: {p['name']} (erratum {sorted(e)})")
+            elif p.get("counterexample") is None and not e.get("command"):
+                missing.append(f"{c['claim_id']}: {p['name']} (no counterexample)")
+    assert not missing, missing
