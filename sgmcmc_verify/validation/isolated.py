@@ -221,8 +221,11 @@ def validate_isolated(
     os.close(w)
     parent = Connection(r, writable=False)
     assert proc.stdin is not None
-    proc.stdin.write(job)
-    proc.stdin.close()
+    try:
+        proc.stdin.write(job)
+        proc.stdin.close()
+    except BrokenPipeError:  # the child died at start: reported below from its exit code
+        pass
     limit = (timeout if timeout is not None else float("inf")) + slack
     started = in_call = False
     try:
