@@ -331,6 +331,57 @@ def mde_z(
     return float((-t(df, alpha / sides) + t(df, power)) * se)
 
 
+def _powered(
+    name: str,
+    expectation: str,
+    *,
+    reject: bool,
+    mde: float,
+    meaningful: float,
+    power: float,
+    seen: str,
+    unseen: str,
+    mde_label: str,
+    holds: str,
+    fails: str,
+    measured: Mapping[str, Measurement],
+    counterexample: dict[str, Any] | None,
+    erratum: Erratum | None,
+) -> Part:
+    """The rule every powered test shares: a rejection refutes; otherwise the part confirms
+    only if the test detects ``meaningful`` with ``power`` (``mde ≤ meaningful``), and is
+    ``qualified`` as underpowered when it does not.  ``seen`` says what was not detected,
+    ``unseen`` what goes undetected (``{mde}`` marks where the MDE goes; replaced, not
+    ``str.format``, so a label with braces is safe); ``measured`` gains the MDE."""
+    if reject:
+        verdict, reading = "refuted", fails
+    elif mde <= meaningful:
+        verdict, reading = "confirmed", holds
+    else:
+        verdict = "qualified"
+        undetected = unseen.replace("{mde}", f"{mde:.3g}")
+        reading = (
+            f"{seen}, but the test is underpowered: it detects only {undetected}, "
+            f"above the declared meaningful {meaningful:g}"
+        )
+    m = {
+        **measured,
+        f"MDE (power {power:g})": Measurement(
+            mde, note=f"{mde_label} detectable; declared meaningful ≥ {meaningful:g}"
+        ),
+    }
+    return _decided(
+        "statistical",
+        name,
+        verdict,
+        expectation,
+        m,
+        reading,
+        counterexample if reject else None,
+        erratum,
+    )
+
+
 def statistical_test(
     name: str,
     expectation: str,
@@ -370,36 +421,25 @@ def statistical_test(
     _finite("statistical_test", estimate=estimate, target=target)
     z = (estimate - target) / se
     crit = float(-scipy.special.ndtri(alpha / 2))
-    mde = mde_z(alpha, se, power=power)
-    reject = abs(z) > crit
-    if reject:
-        verdict, reading = "refuted", fails
-    elif mde <= meaningful_effect:
-        verdict, reading = "confirmed", holds
-    else:
-        verdict = "qualified"
-        reading = (
-            f"no deviation detected (|z| = {abs(z):.3g} ≤ {crit:.3g}), but the test is "
-            f"underpowered: it detects only {effect_label} ≥ {mde:.3g} with power {power:g} "
-            f"at α = {alpha:g}, above the declared meaningful {meaningful_effect:g}"
-        )
-    m = {
-        **(measured or {}),
-        "estimate − target": Measurement(estimate - target, stderr=se),
-        "z": Measurement(z, note=f"reject if |z| > {crit:.4g} (two-sided, α = {alpha:g})"),
-        f"MDE (power {power:g})": Measurement(
-            mde, note=f"{effect_label} detectable; declared meaningful ≥ {meaningful_effect:g}"
-        ),
-    }
-    return _decided(
-        "statistical",
+    return _powered(
         name,
-        verdict,
         expectation,
-        m,
-        reading,
-        counterexample if reject else None,
-        erratum,
+        reject=abs(z) > crit,
+        mde=mde_z(alpha, se, power=power),
+        meaningful=meaningful_effect,
+        power=power,
+        seen=f"no deviation detected (|z| = {abs(z):.3g} ≤ {crit:.3g})",
+        unseen=f"{effect_label} ≥ {{mde}} with power {power:g} at α = {alpha:g}",
+        mde_label=effect_label,
+        holds=holds,
+        fails=fails,
+        measured={
+            **(measured or {}),
+            "estimate − target": Measurement(estimate - target, stderr=se),
+            "z": Measurement(z, note=f"reject if |z| > {crit:.4g} (two-sided, α = {alpha:g})"),
+        },
+        counterexample=counterexample,
+        erratum=erratum,
     )
 
 
@@ -887,34 +927,26 @@ def goodness_of_fit(
     if not (meaningful_tv > 0 and math.isfinite(meaningful_tv)):
         raise ValueError(f"meaningful_tv must be finite and > 0, got {meaningful_tv}")
     _finite("goodness_of_fit", p_value=p_value)
-    mde = gof_mde_tv(alpha, df, n, power=power)
-    if p_value <= alpha:
-        verdict, reading = "refuted", fails
-    elif mde <= meaningful_tv:
-        verdict, reading = "confirmed", holds
-    else:
-        verdict = "qualified"
-        reading = (
-            f"no deviation detected (p = {p_value:.3g} > α = {alpha:g}), but the test is "
-            f"underpowered: it detects only laws at TV ≥ {mde:.3g} with power {power:g}, "
-            f"above the declared meaningful {meaningful_tv:g}"
-        )
-    m = {
-        **(measured or {}),
-        "χ² p-value": Measurement(p_value, note=f"reject if p ≤ α = {alpha:g}; df = {df}, n = {n}"),
-        f"MDE (power {power:g})": Measurement(
-            mde, note=f"TV distance detectable; declared meaningful ≥ {meaningful_tv:g}"
-        ),
-    }
-    return _decided(
-        "statistical",
+    return _powered(
         name,
-        verdict,
         expectation,
-        m,
-        reading,
-        counterexample if verdict == "refuted" else None,
-        erratum,
+        reject=p_value <= alpha,
+        mde=gof_mde_tv(alpha, df, n, power=power),
+        meaningful=meaningful_tv,
+        power=power,
+        seen=f"no deviation detected (p = {p_value:.3g} > α = {alpha:g})",
+        unseen=f"laws at TV ≥ {{mde}} with power {power:g}",
+        mde_label="TV distance",
+        holds=holds,
+        fails=fails,
+        measured={
+            **(measured or {}),
+            "χ² p-value": Measurement(
+                p_value, note=f"reject if p ≤ α = {alpha:g}; df = {df}, n = {n}"
+            ),
+        },
+        counterexample=counterexample,
+        erratum=erratum,
     )
 
 
@@ -967,33 +999,24 @@ def binomial_test(
         raise ValueError(f"meaningful_rate must lie in (p0, 1], got {meaningful_rate}")
     p_value = float(scipy.special.bdtrc(successes - 1, trials, p0)) if successes else 1.0
     k_crit, mde = binomial_mde(trials, p0, alpha, power=power)
-    if p_value <= alpha:
-        verdict, reading = "refuted", fails
-    elif mde <= meaningful_rate:
-        verdict, reading = "confirmed", holds
-    else:
-        verdict = "qualified"
-        reading = (
-            f"no excess detected ({successes}/{trials}, p = {p_value:.3g} > α = {alpha:g}), "
-            f"but the test is underpowered: it detects only rates ≥ {mde:.3g} with power "
-            f"{power:g}, above the declared meaningful {meaningful_rate:g}"
-        )
-    m = {
-        **(measured or {}),
-        "binomial p-value": Measurement(
-            p_value, note=f"H0: rate ≤ {p0:g}; reject if p ≤ α = {alpha:g} (k ≥ {k_crit})"
-        ),
-        f"MDE (power {power:g})": Measurement(
-            mde, note=f"rate detectable; declared meaningful ≥ {meaningful_rate:g}"
-        ),
-    }
-    return _decided(
-        "statistical",
+    return _powered(
         name,
-        verdict,
         expectation,
-        m,
-        reading,
-        counterexample if verdict == "refuted" else None,
-        erratum,
+        reject=p_value <= alpha,
+        mde=mde,
+        meaningful=meaningful_rate,
+        power=power,
+        seen=f"no excess detected ({successes}/{trials}, p = {p_value:.3g} > α = {alpha:g})",
+        unseen=f"rates ≥ {{mde}} with power {power:g}",
+        mde_label="rate",
+        holds=holds,
+        fails=fails,
+        measured={
+            **(measured or {}),
+            "binomial p-value": Measurement(
+                p_value, note=f"H0: rate ≤ {p0:g}; reject if p ≤ α = {alpha:g} (k ≥ {k_crit})"
+            ),
+        },
+        counterexample=counterexample,
+        erratum=erratum,
     )
