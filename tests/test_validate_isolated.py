@@ -7,6 +7,7 @@ and asserts the verdict, the message and that no process of the user's code is l
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from pathlib import Path
@@ -112,3 +113,19 @@ def test_the_cli_exit_codes_through_the_child(tmp_path, capsys):
     code = cli.main(["validate", f"{tmp_path / 'userstep.py'}:nosuch", "--mode", "step"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "has no 'nosuch'" in err
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"target": 3}, "must be a 'MODULE:FUNCTION' string"),
+        ({"timeout": math.nan}, "timeout must be a positive"),
+        ({"timeout": -1.0}, "timeout must be a positive"),
+        ({"timeout": 0}, "timeout must be a positive"),
+        ({"slack": math.inf}, "slack must be a positive"),
+    ],
+)
+def test_garbage_arguments_are_refused_before_a_child_starts(tmp_path, kwargs, fragment):
+    args = {"target": _module(tmp_path), **kwargs}
+    with pytest.raises(ValueError, match=fragment):
+        validate_isolated(args.pop("target"), "sgld", mode="step", **args)

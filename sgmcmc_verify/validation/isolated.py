@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import math
 import os
 import pickle
 import signal
@@ -209,6 +210,12 @@ def validate_isolated(
         The user's function raised, returned garbage, did not return within ``timeout``
         (its process is killed), or its process died (with the exit code).
     """
+    if not isinstance(target, str):
+        raise ValueError(f"target must be a 'MODULE:FUNCTION' string, got {type(target).__name__}")
+    if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    if not (isinstance(slack, int | float) and 0 < slack < math.inf):
+        raise ValueError(f"slack must be a positive number of seconds, got {slack!r}")
     r, w = os.pipe()
     job = pickle.dumps((target, os.getcwd(), algorithm, {"timeout": timeout, **kwargs}))
     code = "from sgmcmc_verify.validation.isolated import _child_main; _child_main()"
