@@ -20,7 +20,10 @@ integrators never need to know which one they are given:
 The prior gradient ``∇U_0`` is always evaluated exactly (see
 :mod:`sgmcmc_verify.problems.base`).  Estimators holding an ``(chains, N, d)``
 table update it in place: the state passed to :meth:`update` is consumed, to
-avoid copying O(chains·N·d) numbers every step.
+avoid copying O(chains·N·d) numbers every step.  On a :class:`GLMProblem`, SAGA and
+the AGLD tables refreshed at every batch entry (PPU, TMU) already write the refreshed
+entries during :meth:`estimate`, block by block while the rows are in the cache; the
+state is then consumed by the estimate, and :meth:`update` does the rest.
 """
 
 from __future__ import annotations
@@ -527,17 +530,19 @@ class AGLD:
                 now = s_now[..., None] * Zi
                 alpha = np.take(table_rows(snap.scalars), rows)[..., None] * Zi
             elif isinstance(problem, GLMProblem):
-                refresh = self._refreshed(problem, idx)
+                part = self.snapshot.partial(idx, problem.N)
+                # Every batch entry refreshed (PPU, TMU): written during the estimate.
+                write = part is not None and bool(part.all())
+                refresh = self._refreshed(problem, idx, part)
                 diff_sum, dtotal, s_now = _table_glm_sums(
-                    problem, theta, snap.table, idx, rows, refresh
+                    problem, theta, snap, idx, rows, refresh, state.k if write else None
                 )
-                # In place, the same operations as below: no (chains, d) temporaries at the
-                # step's memory peak.
-                g = problem.prior_grad(theta) + np.multiply(
-                    problem.N / self.n, diff_sum, out=diff_sum
-                )
+                # In place, the same operations as below (a + b = b + a in IEEE arithmetic):
+                # no (chains, d) temporaries at the step's memory peak.
+                g = np.multiply(problem.N / self.n, diff_sum, out=diff_sum)
+                g += problem.prior_grad(theta)
                 g += snap.total
-                return g, _AGLDCache(None, None, s_now, rows, dtotal)
+                return g, _AGLDCache(None, None, s_now, rows, dtotal, write)
             else:
                 now = problem.component_grads(theta, idx)
                 alpha = np.take(table_rows(snap.table), rows, axis=0)
@@ -545,13 +550,15 @@ class AGLD:
         g = problem.prior_grad(theta) + (problem.N / self.n) * diff.sum(axis=1)
         return g + snap.total, _AGLDCache(now, diff, s_now, rows)
 
-    def _refreshed(self, problem: Problem, idx: np.ndarray) -> np.ndarray | None:
+    def _refreshed(
+        self, problem: Problem, idx: np.ndarray, part: np.ndarray | None
+    ) -> np.ndarray | None:
         """Where batch entry ``j`` refreshes a distinct ``α_i`` after this step: bool (chains, n).
 
-        The strategy's partial mask (``None`` when it refreshes nothing) restricted to
-        the first occurrence of each index: the entries of the running total's update.
+        The strategy's partial mask ``part`` (``None`` when it refreshes nothing)
+        restricted to the first occurrence of each index: the entries of the running
+        total's update.
         """
-        part = self.snapshot.partial(idx, problem.N)
         if part is None:
             return None
         return first_occurrence(idx) & part
@@ -575,40 +582,60 @@ class _AGLDCache(NamedTuple):
     s_now: np.ndarray | None  # (chains, n): the GLM scalars s_i(x^(k)) (GLM table/scalars)
     rows: np.ndarray | None  # (chains, n): flat_rows of the batch (table/scalar storage)
     dtotal: np.ndarray | None = None  # (chains, d): the running total's change, if known
+    written: bool = False  # the estimate already wrote the refreshed entries and their ages
 
 
 def _table_glm_sums(
     problem: GLMProblem,
     theta: np.ndarray,
-    table: np.ndarray,
+    snap: TableSnapshot,
     idx: np.ndarray,
     rows: np.ndarray,
     refresh: np.ndarray | None,
+    k: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """A gradient table's batch sums for a GLM, by blocks of chains (:func:`chain_blocks`).
 
     Returns ``Σ_j (∇f_i(x) − α_i)``, the same sum over the entries ``j`` where the bool
     ``refresh`` holds (``None`` without it) and the scalars ``s_i(x)``,
-    ``∇f_i(x) = s_i(x) z_i`` (the table's new entries, rebuilt from them when written).
-    ``rows`` are the batch's :func:`flat_rows`.  No ``(chains, n, d)`` temporary exists.
+    ``∇f_i(x) = s_i(x) z_i``.  ``rows`` are the batch's :func:`flat_rows`.  No
+    ``(chains, n, d)`` temporary exists.
+
+    With ``k`` given (every batch entry is refreshed: PPU, TMU), each block also does
+    Strategy 3's update ``α_i ← ∇f_i(x^{(k)})`` and sets the entries' iteration stamps to
+    ``k`` (when the snapshot keeps them), right after its old entries were read: the
+    table's lines are then still in the cache, where a separate pass in
+    :meth:`AGLD.update` found them evicted by the other blocks (measured: the scatter
+    took 3× longer there).  Repeated indices write the same ``∇f_i(x^{(k)})``.
     """
     chains, n = idx.shape
     d = problem.d
-    flat = table_rows(table)
-    diff_sum, dtotal, s_now = np.empty((chains, d)), np.empty((chains, d)), np.empty((chains, n))
-    for sl in chain_blocks(chains, n * d * 8):
-        i = idx[sl]
+    flat = table_rows(snap.table)
+    items = row_items(flat) if k is not None else None
+    stamps = table_rows(snap.stamp) if k is not None and snap.stamp is not None else None
+    s_now = np.empty((chains, n))
+    # Both sums of a block in one (2, n) @ (n, d) product per chain, written straight into
+    # two contiguous (chains, d) arrays (the estimate then works in place in the first).
+    sums = np.empty((2, chains, d))
+    blocks = chain_blocks(chains, n * d * 8)
+    w = np.ones((blocks[0].stop - blocks[0].start, 2, n))
+    for sl in blocks:
+        i, r = idx[sl], rows[sl]
+        m = i.shape[0]
         Zi = np.take(problem.Z, i, axis=0)
         # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
         s = s_now[sl] = problem._scalars(Zi, theta[sl], i)
-        diff = np.take(flat, rows[sl], axis=0)
-        np.subtract(np.multiply(s[..., None], Zi, out=Zi), diff, out=diff)
-        w = np.ones((i.shape[0], 2, n))  # both sums in one (2, n) @ (n, d) product
+        diff = np.take(flat, r, axis=0)
+        new = np.multiply(s[..., None], Zi, out=Zi)
+        if items is not None:
+            items[r] = row_items(new)
+            if stamps is not None:
+                stamps[r] = k
+        np.subtract(new, diff, out=diff)
         if refresh is not None:
-            w[:, 1] = refresh[sl]
-        sums = w @ diff
-        diff_sum[sl], dtotal[sl] = sums[:, 0], sums[:, 1]
-    return diff_sum, (None if refresh is None else dtotal), s_now
+            w[:m, 1] = refresh[sl]
+        np.matmul(w[:m], diff, out=sums[:, sl].transpose(1, 0, 2))
+    return sums[0], (None if refresh is None else sums[1]), s_now
 
 
 def column_sums(table: np.ndarray) -> np.ndarray:
@@ -647,6 +674,8 @@ def _partial_refresh(problem, snap, idx, mask, cache, k):
     if isinstance(snap, PointSnapshot):
         raise ValueError("a point snapshot cannot be partially refreshed")
     everywhere = bool(mask.all())
+    if cache.written:  # the estimate wrote the entries and ages (PPU/TMU on a GLM table)
+        return TableSnapshot(snap.table, snap.total + cache.dtotal, snap.stamp)
     if cache.dtotal is not None:
         total = snap.total + cache.dtotal
     else:
@@ -841,17 +870,21 @@ class SAGA(_UniformBatch):
         rows = flat_rows(rand, problem.N)
         once = first_occurrence(rand)
         if isinstance(problem, GLMProblem):
+            # Lines 7 and 10 in one pass: the table rows are written as they are read.
             diff_sum, dg = _saga_glm_sums(problem, theta, table_rows(state.alpha), rand, rows, once)
-        else:
-            chains, b = rand.shape
-            now = problem.component_grads(theta, rand)
-            # ∇f_i(α^i) (line 7): every (chain, batch entry) has its own point α^i, so the
-            # b·chains pairs are evaluated as b·chains one-index "chains" in one call.
-            points = np.take(table_rows(state.alpha), rows.reshape(-1), axis=0)
-            old = problem.component_grads(points, rand.reshape(-1, 1)).reshape(chains, b, -1)
-            diff = np.subtract(now, old, out=old)  # ∇f_i(α^i) is not needed again
-            diff_sum = diff.sum(axis=1)
-            dg = (once[:, None, :].astype(float) @ diff)[:, 0]
+            g = np.multiply(problem.N / self.b, diff_sum, out=diff_sum)
+            g += problem.prior_grad(theta)  # a + b = b + a: the same sum as below
+            g += state.g
+            return g, _SAGACache(dg, rows, True)
+        chains, b = rand.shape
+        now = problem.component_grads(theta, rand)
+        # ∇f_i(α^i) (line 7): every (chain, batch entry) has its own point α^i, so the
+        # b·chains pairs are evaluated as b·chains one-index "chains" in one call.
+        points = np.take(table_rows(state.alpha), rows.reshape(-1), axis=0)
+        old = problem.component_grads(points, rand.reshape(-1, 1)).reshape(chains, b, -1)
+        diff = np.subtract(now, old, out=old)  # ∇f_i(α^i) is not needed again
+        diff_sum = diff.sum(axis=1)
+        dg = (once[:, None, :].astype(float) @ diff)[:, 0]
         g = problem.prior_grad(theta) + (problem.N / self.b) * diff_sum
         return g + state.g, _SAGACache(dg, rows)
 
@@ -859,6 +892,8 @@ class SAGA(_UniformBatch):
         # ∇f_i(α_{t+1}^i) = ∇f_i(θ_t) was computed on line 7: g moves by the difference,
         # each distinct i once (the estimate summed it over first occurrences).
         g = state.g + cache.dg
+        if cache.written:  # line 10 done by the estimate (GLM path)
+            return SAGAState(state.alpha, g)
         # α^i ← θ_t for i ∈ I (line 10); a repeated i writes the same θ_t twice.
         points = row_items(table_rows(state.alpha))
         points[cache.rows] = row_items(np.ascontiguousarray(theta))[:, None]
@@ -870,6 +905,7 @@ class _SAGACache(NamedTuple):
 
     dg: np.ndarray  # (chains, d): Σ over distinct i ∈ I of ∇f_i(θ_t) − ∇f_i(α_t^i) (line 11)
     rows: np.ndarray  # (chains, b): flat_rows of the batch
+    written: bool = False  # the estimate already set α^i ← θ_t (line 10)
 
 
 def _saga_glm_sums(
@@ -880,29 +916,39 @@ def _saga_glm_sums(
     rows: np.ndarray,
     once: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """SAGA's two batch sums for a GLM, ``∇f_i = s_i z_i``: over all ``j`` and over first ones.
+    """SAGA's two batch sums for a GLM, ``∇f_i = s_i z_i``, and line 10's ``α^i ← θ_t``.
 
     ``Σ_j (∇f_i(θ) − ∇f_i(α^i)) = Σ_j (s_i(θ) − s_i(α^i)) z_i``: the gathered ``z_i``
     serve both scalars and both sums (one ``(2, b) @ (b, d)`` product per chain), and the
     work goes by blocks of chains (:func:`chain_blocks`), so no ``(chains, b, d)``
-    temporary exists.  ``points`` is the ``(chains·N, d)`` view of the table of ``α^i``.
+    temporary exists.  ``points`` is the ``(chains·N, d)`` view of the table of ``α^i``;
+    each block writes ``θ_t`` into its batch rows right after reading them (SVRHMC
+    Alg. 2 line 10, done in the estimate: the rows are then still in the cache, where
+    a separate pass found them evicted).  Returns the sum over all ``j`` and the sum
+    over first occurrences ``once`` (line 11), two contiguous ``(chains, d)`` arrays.
     """
     chains, b = idx.shape
     d = problem.d
-    sums = np.empty((chains, 2, d))
-    for sl in chain_blocks(chains, b * d * 8):
-        i = idx[sl]
+    items = row_items(points)
+    # α^i ← θ_t copies θ_t's row as one item (row_items); a repeated i writes it twice.
+    new = row_items(np.ascontiguousarray(theta))[:, None]
+    sums = np.empty((2, chains, d))
+    blocks = chain_blocks(chains, b * d * 8)
+    w = np.empty((blocks[0].stop - blocks[0].start, 2, b))
+    for sl in blocks:
+        i, r = idx[sl], rows[sl]
+        m = i.shape[0]
         Zi = np.take(problem.Z, i, axis=0)
         # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
         s_now = problem._scalars(Zi, theta[sl], i)
-        pts = np.take(points, rows[sl], axis=0)
+        pts = np.take(points, r, axis=0)
+        items[r] = new[sl]
         # One point per (chain, entry): the pairs as one-index "chains", as in line 7.
         s_old = problem._scalars(Zi.reshape(-1, 1, d), pts.reshape(-1, d), i.reshape(-1, 1))
-        w = np.empty((i.shape[0], 2, b))  # both sums in one (2, b) @ (b, d) product
-        ds = np.subtract(s_now, s_old.reshape(i.shape), out=w[:, 0])
-        np.multiply(ds, once[sl], out=w[:, 1])
-        np.matmul(w, Zi, out=sums[sl])
-    return sums[:, 0], sums[:, 1]
+        ds = np.subtract(s_now, s_old.reshape(i.shape), out=w[:m, 0])
+        np.multiply(ds, once[sl], out=w[:m, 1])
+        np.matmul(w[:m], Zi, out=sums[:, sl].transpose(1, 0, 2))
+    return sums[0], sums[1]
 
 
 # --------------------------------------------------------------------------------------
