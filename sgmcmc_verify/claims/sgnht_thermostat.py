@@ -78,17 +78,28 @@ class _Sizes:
 
 # Batches bound the memory of the recorded draws; in the quick profile one batch per run
 # (the per-step overhead of the driver dominates at a few thousand chains).
+# SGNHT-THERMAL's window mean of |p|²/n − 1 telescopes to (ξ_end − ξ_start)/t_meas (see
+# check_thermal), so its standard error falls as 1/(t_meas √chains), not 1/√(t_meas chains):
+# the full profile runs 1250 chains for 210 time units (t_meas √chains = 7425, ≥ the 7071 of
+# the 20,000 × 50 it replaces, at 1/5 of the chain-steps), batched by _THERMAL_MAX_VALUES.
 _THERMAL = {
     "quick": _Sizes(2000, (0.02, 0.04, 0.08), 10.0, 20.0),
-    "full": _Sizes(20_000, (0.01, 0.02, 0.04, 0.08), 20.0, 50.0),
+    "full": _Sizes(1250, (0.01, 0.02, 0.04, 0.08), 20.0, 210.0, batch=1250),
 }
+#: At most this many recorded values (float64) per SGNHT-THERMAL batch (every step is kept).
+_THERMAL_MAX_VALUES = 30_000_000
+# SGNHT-XI's full profile: 10,000 chains (scalar) and 5000 (matrix), one batch per h (half
+# the chains of before, MDEs × √2): every decided test's MDE (power 0.9) stays ≤ 1/2.5 of its
+# meaningful effect (seed 0: E[ξ] 0.011–0.018 against 0.14–0.2, b 0.26–0.43 against 1–2,
+# Var ξ 0.009–0.021 against 0.1–0.2, shape z 5.3 against 14–19, matrix 0.013–0.027 against
+# 0.1–0.2).
 _XI = {
     "quick": _Sizes(3000, (0.02, 0.04, 0.08), 10.0, 30.0, batch=3000),
-    "full": _Sizes(20_000, (0.01, 0.02, 0.04, 0.08), 20.0, 100.0, batch=10_000),
+    "full": _Sizes(10_000, (0.01, 0.02, 0.04, 0.08), 20.0, 100.0, batch=10_000),
 }
 _XI_MAT = {
     "quick": _Sizes(2000, (0.02, 0.04, 0.08), 10.0, 30.0),
-    "full": _Sizes(10_000, (0.01, 0.02, 0.04, 0.08), 20.0, 100.0, batch=2500),
+    "full": _Sizes(5000, (0.01, 0.02, 0.04, 0.08), 20.0, 100.0, batch=5000),
 }
 
 
@@ -105,7 +116,13 @@ def check_thermal(
     2-D Gaussian (precision diag(1, 4), ``A = 1``, ``B = 1``) and on the §3 double
     well (``A = 0``, ``B = 1``) for a grid of step sizes, from i.i.d. exact draws of
     θ, ``p ~ N(0, I)`` and ``ξ_0 = A + B``, and measures the per-chain time average
-    of ``|p_t|²/n − 1`` after a burn-in (every step recorded).  Per h a two-sided
+    of ``|p_t|²/n − 1`` after a burn-in (every step recorded).  Since Algorithm 1's
+    ``ξ_t = ξ_{t−1} + (|p_t|²/n − 1)h``, a chain's window mean telescopes to
+    ``(ξ_end − ξ_start)/t_meas``: its standard deviation is about ``√(2/n)/t_meas`` once
+    ``t_meas`` exceeds ξ's correlation time, so the test's standard error is
+    ``∝ 1/(t_meas √chains)`` and few long chains are cheaper than many short ones at equal
+    power (quick: 2000 chains × 20 time units; full: 1250 × 210, 5 % below the standard
+    error of the 20,000 × 50 it replaces, at 1/5 of the chain-steps).  Per h a two-sided
     :func:`decide.statistical_test` of deviation 0 whose meaningful effect is the
     fixed-friction scheme's O(h) deviation ``1/(1 − (A + B)h/2) − 1`` at that h; the
     part is their :func:`decide.all_of`.  A WLS line ``dev(h) = a + b h`` (intercept and
@@ -155,6 +172,7 @@ def check_thermal(
             def red(res, n_burn=n_burn, n=n):
                 return {"dev": 2 * res.draws["kinetic_energy"][:, n_burn:].mean(axis=1) / n - 1}
 
+            batch = _thermal_batch(sz, h)
             out = _run_batches(
                 make,
                 "sgnht",
@@ -163,7 +181,7 @@ def check_thermal(
                 theta0=theta0,
                 t_total=sz.t_burn + sz.t_meas,
                 thin=1,
-                batch=sz.batch,
+                batch=batch,
                 seed=seed,
                 tags=(1, pi, hi),
                 record=("kinetic_energy",),
@@ -183,7 +201,7 @@ def check_thermal(
                     theta0=theta0,
                     t_total=sz.t_burn + sz.t_meas,
                     thin=1,
-                    batch=sz.batch,
+                    batch=batch,
                     seed=seed,
                     tags=(2, pi, hi),
                     record=("kinetic_energy",),
@@ -249,6 +267,16 @@ def check_thermal(
         "t_burn": sz.t_burn,
         "t_meas": sz.t_meas,
     }
+
+
+def _thermal_batch(sz: _Sizes, h: float) -> int:
+    """Chains per run of SGNHT-THERMAL at step ``h``: ``sz.batch``, or fewer so that the
+    kinetic energy recorded at every step stays within :data:`_THERMAL_MAX_VALUES` values
+    (equal blocks)."""
+    n_steps = round((sz.t_burn + sz.t_meas) / h)
+    per = max(1, min(sz.batch, _THERMAL_MAX_VALUES // n_steps))
+    blocks = -(-sz.chains // per)
+    return -(-sz.chains // blocks)
 
 
 def _fixed_friction_deviation(gamma: float, h: float) -> float:
