@@ -37,6 +37,7 @@ from sgmcmc_verify.claims.sgnht_thermostat import (
     check_xi,
     derived_xi_slope,
 )
+from sgmcmc_verify.driver import run_sampler
 from sgmcmc_verify.integrators import SGNHT
 
 # --------------------------------------------------------------------------------------
@@ -126,6 +127,34 @@ def test_thermal_holds_at_every_h(thermal):
     # per h a statistical test with its power, against fixed friction's O(h) deviation
     assert_decided(thermal)
     assert {p.rule for p in thermal.parts} == {"all_of(statistical, statistical, statistical)"}
+
+
+def test_thermal_window_mean_telescopes_to_the_thermostat_increment():
+    # the sizing of SGNHT-THERMAL rests on this: a chain's mean of |p_t|²/n − 1 over
+    # steps s+1..t equals (ξ_t − ξ_s)/((t − s)h), so its sd falls as 1/t_meas (exact,
+    # up to float64 rounding of the t − s increments; no α)
+    problem = chain_stats._gauss([1.0, 4.0], "gauss-2d-diag14")
+    h, n_steps, n_burn = 0.05, 400, 100
+    sampler = registry.make_sampler(
+        "sgnht", problem, h=h, A=1.0, B=1.0, gradient="injected", xi0=2.0
+    )
+    res = run_sampler(sampler, n_steps=n_steps, chains=5, seed=3, record=("kinetic_energy", "xi"))
+    ke, xi = res.draws["kinetic_energy"], res.draws["xi"]
+    window = 2 * ke[:, n_burn:].mean(axis=1) / problem.d - 1
+    telescoped = (xi[:, -1] - xi[:, n_burn - 1]) / ((n_steps - n_burn) * h)
+    assert np.all(np.abs(window - telescoped) < 1e-12)
+    assert np.std(window) > 1e-3  # a real spread, not a constant
+
+
+@pytest.mark.parametrize("profile", ["quick", "full"])
+def test_thermal_batches_bound_memory_and_cover_every_chain(profile):
+    sz = sgnht_thermostat._THERMAL[profile]
+    for h in sz.hs:
+        batch = sgnht_thermostat._thermal_batch(sz, h)
+        n_steps = round((sz.t_burn + sz.t_meas) / h)
+        assert batch * n_steps <= sgnht_thermostat._THERMAL_MAX_VALUES
+        blocks = math.ceil(sz.chains / batch)
+        assert blocks * batch >= sz.chains > (blocks - 1) * batch
 
 
 def test_thermal_refutes_a_thermostat_without_one_over_n():
