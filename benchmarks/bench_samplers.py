@@ -23,6 +23,11 @@ chains are equal in law, not in value.
 * **numba**: ``@njit`` per-chain loops written from the papers' equations
   (single thread, no fastmath), one per algorithm; compile time excluded.
 
+Row ``ppu-ra-scalar`` is PPU-RA with the O(N) snapshot storage of a GLM (AGLD §3.2:
+``α_i = s̃_i z_i``, N scalars per chain; ``storage="scalar"``), against a numba loop
+that stores the same scalars: like is compared with like.  The default ``ppu-ra``
+row keeps the ``(chains, N, d)`` table on both sides.
+
 Repetitions alternate the implementations (A, B, C, A, B, C, ...) so that a
 change in machine load hits all of them alike; each row reports the median rate
 and the median of the per-repetition ratios.  The CPU column is process CPU
@@ -57,7 +62,10 @@ import sgmcmc_verify as sv
 
 H = 1e-4  # step size: stable for this posterior (largest precision eigenvalue ≈ 1.4e2)
 A_FRICTION = 1.0  # sghmc-chen's friction A (registry default) = blackjax's alpha
-ALGORITHMS = ("sgld", "sghmc-chen", "saga-ld", "ppu-ra")
+ALGORITHMS = ("sgld", "sghmc-chen", "saga-ld", "ppu-ra", "ppu-ra-scalar")
+#: Rows that are a registry sampler with non-default parameters: PPU-RA with the O(N)
+#: snapshot storage of a GLM (AGLD §3.2), against a numba loop with the same storage.
+VARIANTS = {"ppu-ra-scalar": ("ppu-ra", {"storage": "scalar"})}
 
 
 # --------------------------------------------------------------------------------------
@@ -213,7 +221,55 @@ def numba_kernels() -> dict[str, Callable] | str:
                 em_step(th, g, h, sq)
         return theta
 
-    return {"sgld": sgld, "sghmc-chen": sghmc, "saga-ld": saga_ld, "ppu-ra": ppu_ra}
+    @njit(cache=False)
+    def ppu_ra_scalar(theta, Z, y, inv_s2, inv_t2, h, n, steps, seed):
+        """PPU-RA as ppu_ra, with the O(N) storage of a GLM (AGLD §3.2): α_i = s̃_i z_i."""
+        np.random.seed(seed)
+        C, d = theta.shape
+        N = Z.shape[0]
+        sc = np.empty((C, N))  # the scalars s̃_i
+        total = np.zeros((C, d))
+        stamp = np.zeros((C, N), np.int64)
+        idx = np.empty(n, np.int64)
+        snew = np.empty(n)
+        g = np.empty(d)
+        sq = math.sqrt(2.0 * h)
+        for c in range(C):
+            th = theta[c]
+            for i in range(N):
+                s = comp(Z, y, inv_s2, i, th)
+                sc[c, i] = s
+                for k in range(d):
+                    total[c, k] += s * Z[i, k]
+            for t in range(steps):
+                for k in range(d):
+                    g[k] = th[k] * inv_t2 + total[c, k]
+                for j in range(n):
+                    i = np.random.randint(0, N)
+                    idx[j] = i
+                    s = comp(Z, y, inv_s2, i, th)
+                    snew[j] = s
+                    ds = (N / n) * (s - sc[c, i])
+                    for k in range(d):
+                        g[k] += ds * Z[i, k]
+                for j in range(n):
+                    i = idx[j]
+                    if first(idx, j):
+                        ds = snew[j] - sc[c, i]
+                        for k in range(d):
+                            total[c, k] += ds * Z[i, k]
+                        sc[c, i] = snew[j]
+                        stamp[c, i] = t
+                em_step(th, g, h, sq)
+        return theta
+
+    return {
+        "sgld": sgld,
+        "sghmc-chen": sghmc,
+        "saga-ld": saga_ld,
+        "ppu-ra": ppu_ra,
+        "ppu-ra-scalar": ppu_ra_scalar,
+    }
 
 
 # --------------------------------------------------------------------------------------
@@ -354,7 +410,7 @@ def main() -> None:
     ap.add_argument(
         "--only",
         default=",".join(ALGORITHMS),
-        help="comma-separated algorithms to time (default: all four)",
+        help="comma-separated rows to time (default: all)",
     )
     args = ap.parse_args()
     only = [a.strip() for a in args.only.split(",") if a.strip()]
@@ -388,7 +444,7 @@ def main() -> None:
                 0,
                 *extra,
             )
-        print(f"numba compile (all four loops): {time.perf_counter() - t0:.1f} s")
+        print(f"numba compile (all {len(nb)} loops): {time.perf_counter() - t0:.1f} s")
     # blackjax has no SAGA/PPU kernel: compile it only when one of its samplers is timed.
     bj = blackjax_runners(prob, C, T, n) if {"sgld", "sghmc-chen"} & set(only) else {}
     if isinstance(bj, str):
@@ -400,7 +456,9 @@ def main() -> None:
     print()
 
     def ours(name):
-        params = {"A": A_FRICTION} if name == "sghmc-chen" else {}
+        name, params = VARIANTS.get(name, (name, {}))
+        if name == "sghmc-chen":
+            params = {"A": A_FRICTION}
         return lambda seed: sv.run(
             name, prob, h=H, n_steps=T, chains=C, seed=seed, record=(), n=n, **params
         )
