@@ -39,6 +39,34 @@ def test_switch_counter_matches_a_loop(path):
     assert got == want
 
 
+@given(
+    st.lists(
+        st.lists(st.sampled_from([-3.0, -1.0, 0.0, 2.0, 3.0]), min_size=5, max_size=5),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_switch_counter_keeps_chains_apart(rows):
+    # the counter reads all chains as one sequence: a change of well between the end of
+    # one chain and the start of the next is not a switch
+    th = np.array(rows)
+    got = sgnht_double_well._switches(th, -1.5, 1.0)
+    want = [int(sgnht_double_well._switches(r[None, :], -1.5, 1.0)[0]) for r in th]
+    assert got.tolist() == want
+
+
+def test_dw_regime_chains_set_each_regime_s_exposure(monkeypatch):
+    # ξ = 10 with fewer chains than the profile's: its exposure (and its Garwood bound) is
+    # that regime's chains × t_meas, not the profile's
+    sizes = sgnht_double_well._DWSizes(300, 5.0, {"10": 5.0}, 300, {"10": 100})
+    monkeypatch.setitem(sgnht_double_well._DW, "tiny10", sizes)
+    parts, params = check_dw(profile="tiny10", select=["10"])
+    assert params["chains"]["10"] == 100 and params["chains"]["1"] == 300
+    assert params["exposure_chain_time"]["10"] == 100 * 5.0
+    (part,) = parts
+    assert "in 500 chain-time units" in part.measured["no switching: well switches / exposure"].note
+
+
 @pytest.fixture(scope="module")
 def dw():
     return run_check("SGNHT-DW", check_dw, profile="quick", seed=0)

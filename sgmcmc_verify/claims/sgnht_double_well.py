@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -97,13 +97,19 @@ def _law_test(fracs: np.ndarray, F: np.ndarray, budget: _Budget) -> dict[str, An
 def _switches(theta: np.ndarray, left_core: float, right_core: float) -> np.ndarray:
     """Per-chain number of well switches: passages between the cores θ < left_core and
     θ > right_core (hysteresis, so recrossings of the barrier are not counted).  The first
-    core visited sets the starting well and is not a switch."""
-    lab = np.where(theta < left_core, -1, np.where(theta > right_core, 1, 0))
-    cols = np.arange(lab.shape[1])
-    idx = np.maximum.accumulate(np.where(lab != 0, cols, -1), axis=1)
-    filled = np.where(idx >= 0, np.take_along_axis(lab, np.maximum(idx, 0), axis=1), 0)
-    change = (filled[:, 1:] != filled[:, :-1]) & (filled[:, :-1] != 0)
-    return change.sum(axis=1)
+    core visited sets the starting well and is not a switch.
+
+    The core labels (−1, +1; 0 between the cores) of all chains are read as one sequence
+    in row-major order with the 0s dropped: a switch is a change of label between two
+    consecutive entries of the same chain (one pass over int8 labels, no per-chain
+    forward fill).
+    """
+    lab = (theta > right_core).astype(np.int8) - (theta < left_core).astype(np.int8)
+    in_core = lab != 0
+    vals = lab[in_core]
+    rows = np.repeat(np.arange(theta.shape[0]), np.count_nonzero(in_core, axis=1))
+    change = (vals[1:] != vals[:-1]) & (rows[1:] == rows[:-1])
+    return np.bincount(rows[1:][change], minlength=theta.shape[0])
 
 
 def _poisson_rate(k: int, exposure: float, r0: float, alpha: float, side: str) -> dict[str, Any]:
@@ -126,15 +132,37 @@ def _poisson_rate(k: int, exposure: float, r0: float, alpha: float, side: str) -
 
 @dataclass(frozen=True)
 class _DWSizes:
+    """Sizes of one SGNHT-DW profile.
+
+    ``chains`` runs in every regime except those named in ``regime_chains`` (fewer
+    chains where the regime's decisions have margin to spare); ``batch`` chains per run.
+    """
+
     chains: int
     t_meas: float
     burn: dict[str, float]
     batch: int
+    regime_chains: dict[str, int] = field(default_factory=dict)
+
+    def chains_of(self, key: str) -> int:
+        return self.regime_chains.get(key, self.chains)
 
 
+# Full profile: ξ = 10 and ξ = 0.1 run 4000 chains (their decisions are confidence bounds
+# with large margins at any of these sizes: 0 switches in 8e5 chain-time units bound the
+# rate below 1.2e-5 < 1e-4; E[K] ≈ 0.05 and ≈ 5 against 0.5; TV ≈ 0.5 against 0.002);
+# ξ = 1 and SGNHT keep 16,000 (ξ = 1's E[K] test needs them: MDE 0.0021 against the
+# meaningful 0.0025).  Batches of 4000 chains: the per-step overhead of the driver is
+# a third of a step at 2000 chains in 1-D.
 _DW = {
     "quick": _DWSizes(4000, 30.0, {"1": 20.0, "10": 10.0, "0.1": 60.0, "sgnht": 50.0}, 4000),
-    "full": _DWSizes(16_000, 200.0, {"1": 40.0, "10": 40.0, "0.1": 100.0, "sgnht": 200.0}, 2000),
+    "full": _DWSizes(
+        16_000,
+        200.0,
+        {"1": 40.0, "10": 40.0, "0.1": 100.0, "sgnht": 200.0},
+        4000,
+        {"10": 4000, "0.1": 4000},
+    ),
 }
 
 #: Cores for counting well switches (hysteresis around the barrier at θ ≈ −0.04).
@@ -187,11 +215,12 @@ def check_dw(
     ξ/U'' ≈ 2–3 time units for ξ = 10; than the heating, ≈ 1/ξ = 10 for ξ = 0.1;
     than the relaxation of the well populations after SGNHT's ξ₀ = 0 transient,
     ≈ 40) each records ``t_meas`` time units (quick: 4000 chains × 30; full:
-    16,000 × 200).  Many short chains replace the paper's single run of 10⁴ time
-    units: for the θ-law and E[K] the per-chain averages are i.i.d. and started in
-    the target, which only helps; for switching, escapes from a well are rare
-    events after in-well relaxation, so switch counts over chains add up to a
-    Poisson count with mean rate × (chains × t_meas).  "Sticks" is read as
+    16,000 × 200 for ξ = 1 and SGNHT, 4000 × 200 for ξ = 10 and ξ = 0.1, whose
+    decisions have wide margins; :data:`_DW`).  Many short chains replace the paper's
+    single run of 10⁴ time units: for the θ-law and E[K] the per-chain averages are
+    i.i.d. and started in the target, which only helps; for switching, escapes from a
+    well are rare events after in-well relaxation, so switch counts over chains add up
+    to a Poisson count with mean rate × (chains × t_meas).  "Sticks" is read as
     rate × 10⁴ < 1 and tested as H0: rate ≥ 10⁻⁴; with zero switches the p-value
     ``exp(−10⁻⁴·exposure)`` holds for any in-well holding-time law with hazard
     ≥ 10⁻⁴.  What many short chains cannot show is a single chain's history
@@ -269,7 +298,7 @@ def check_dw(
             name,
             problem,
             h=h,
-            theta0=theta0,
+            theta0=theta0[: sz.chains_of(key)],
             t_total=sz.burn[key] + sz.t_meas,
             thin=thin,
             batch=sz.batch,
@@ -282,30 +311,36 @@ def check_dw(
             **params,
         )
 
-    exposure = sz.chains * sz.t_meas
+    exposure = {key: sz.chains_of(key) * sz.t_meas for key in regimes}
     r0 = 1.0 / T_PAPER
-    ctx = {
+    base = {
         "budget": budget,
         "B": B,
         "problem": problem,
         "F_rho": F_rho,
-        "exposure": exposure,
         "r0": r0,
         "left_exact": problem.exact["left_well_mass"].value,
-        "start_left": float(np.mean(theta0[:, 0] < problem.barrier)),
     }
+
+    def ctx(key: str) -> dict[str, Any]:
+        starts = theta0[: sz.chains_of(key), 0]
+        return base | {
+            "exposure": exposure[key],
+            "start_left": float(np.mean(starts < problem.barrier)),
+        }
+
     if "1" in stats:
-        parts.append(_dw_correct_part("ξ = 1 samples correctly", stats["1"], ctx, xi=1.0, h=h))
+        parts.append(_dw_correct_part("ξ = 1 samples correctly", stats["1"], ctx("1"), xi=1.0, h=h))
     if "10" in stats:
-        parts.append(_dw_stick_part(stats["10"], ctx, rho_cold, h=h, B=B))
+        parts.append(_dw_stick_part(stats["10"], ctx("10"), rho_cold, h=h, B=B))
     if "0.1" in stats:
-        parts.append(_dw_hot_part(stats["0.1"], ctx, F_hot, rho_hot, h=h, B=B))
+        parts.append(_dw_hot_part(stats["0.1"], ctx("0.1"), F_hot, rho_hot, h=h, B=B))
     if "sgnht" in stats:
         parts.append(
             _dw_correct_part(
                 "SGNHT samples correctly with kinetic energy 0.5",
                 stats["sgnht"],
-                ctx,
+                ctx("sgnht"),
                 xi=None,
                 h=h,
             )
@@ -319,7 +354,7 @@ def check_dw(
         "h": h,
         "B": B,
         "A": 0.0,
-        "chains": sz.chains,
+        "chains": {key: sz.chains_of(key) for key in regimes},
         "t_meas": sz.t_meas,
         "burn_in_time": dict(sz.burn),
         "thin": thin,
