@@ -136,6 +136,40 @@ def test_snapshot_ages_follow_strategies_2_to_4(snapshot, expected_ages):
         assert snapshot_ages(state)[0].tolist() == expected
 
 
+@pytest.mark.parametrize("storage", ["table", "scalar"])
+@pytest.mark.parametrize("snapshot", [PPU(), TMU(2)])
+def test_stamps_start_as_uint16_and_widen_exactly_before_65535(storage, snapshot):
+    """Ages stay exact across the uint16 → int32 widening of the stamps (issue 13 memory).
+
+    The state is put at iteration 65,531 with every stamp 65,530.  By Strategy 3 an
+    entry of the batch of iteration ``k`` is stamped ``k``, and by Strategy 4 every entry
+    is stamped ``k + 1`` when ``(k + 1) % D = 0``; the expected stamps follow these two
+    rules by hand, and the ages are ``k + 1`` minus them.
+    """
+    prob = problems.linear_regression_synthetic(4, 2, seed=0)
+    est = AGLD(CA(2), snapshot, storage=storage)
+    rng = np.random.default_rng(0)
+    theta = np.zeros((1, 2))
+    state = est.init(prob, theta, rng)
+    assert state.snap.stamp.dtype == np.uint16
+    k0 = 65_531
+    expected = [k0 - 1] * 4
+    stamp = np.array([expected], dtype=np.uint16)
+    state = state._replace(k=k0, snap=state.snap._replace(stamp=stamp))
+    for k in range(k0, k0 + 8):
+        idx, state = est.draw(prob, state, 1, rng)
+        _, cache = est.estimate(prob, theta, state, idx)
+        state = est.update(prob, state, theta, theta, idx, cache)
+        for i in idx[0]:
+            expected[i] = k
+        if isinstance(snapshot, TMU) and (k + 1) % snapshot.D == 0:
+            expected = [k + 1] * 4
+        assert snapshot_ages(state)[0].tolist() == [k + 1 - j for j in expected], k
+        # room for the next iteration's stamps k + 1 and k + 2 (a total refresh)
+        assert np.iinfo(state.snap.stamp.dtype).max >= k + 2
+    assert state.snap.stamp.dtype == np.int32
+
+
 def test_table_total_stays_the_sum_of_the_table():
     prob = problems.gaussian_differing(8, 3, seed=2)
     for snap in (PPU(), TMU(4), HSAG(4, (1, 5))):
