@@ -112,6 +112,75 @@ def validate():
     return validate
 
 
+def _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed):
+    """The plainest way to drive posteriors: one ``vmap`` call per step, each chain's
+    ``log_posterior`` summing its minibatch datum by datum (AGLD eq. (4)), the draws
+    (indices, then the kernel's noise) from one seeded global generator."""
+    from torch.func import vmap
+
+    torch, posteriors = pa._import()
+    N, d = problem.N, problem.d
+    q = pa.posteriors_parameters(kernel, algorithm, targets.step_params(algorithm), h, N)
+    with pa._torch_settings(torch, seed):
+        c_all, P_all = torch.as_tensor(problem.centres), torch.as_tensor(problem.precisions)
+        L0, m0 = torch.as_tensor(problem.prior_precision), torch.as_tensor(problem.prior_mean)
+        n = q["batch"]
+
+        def log_posterior(theta, batch):
+            c, P = batch  # this chain's n data
+            r0, r = theta - m0, theta - c
+            U = 0.5 * r0 @ L0 @ r0 + N / n * 0.5 * torch.einsum("ki,kij,kj->", r, P, r)
+            return -q["scale"] * U, torch.zeros(())
+
+        mod = getattr(posteriors.sgmcmc, kernel)
+        kw = {"lr": q["lr"], "temperature": q["temperature"]}
+        kw |= {} if kernel == "sgld" else {"alpha": q["alpha"], "sigma": 1.0}
+        kw |= {} if kernel == "baoa" else {"beta": 0.0}
+        update = vmap(mod.build(log_posterior, **kw).update, randomness="different")
+        if kernel == "sgld":
+            state = vmap(mod.init)(torch.zeros(n_chains, d))
+        elif kernel == "sgnht":
+            state = vmap(lambda t: mod.init(t, momenta=0.0, xi=q["xi0"]))(torch.zeros(n_chains, d))
+        else:
+            state = vmap(lambda t: mod.init(t, momenta=0.0))(torch.zeros(n_chains, d))
+        theta, p, xi = [], [], []
+        for _ in range(n_steps):
+            idx = torch.randint(0, N, (n_chains, n))
+            state, _ = update(state, (c_all[idx], P_all[idx]))
+            theta.append(state.params.clone())
+            if kernel != "sgld":
+                p.append(q["p_scale"] * state.momenta)
+            if kernel == "sgnht":
+                xi.append(q["p_scale"] * state.xi)
+    out = {"theta": torch.stack(theta, 1).numpy()}
+    if p:
+        out["p"] = torch.stack(p, 1).numpy()
+    if xi:
+        out["xi"] = torch.stack(xi, 1).numpy().reshape(n_chains, n_steps)
+    return out
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize(
+    ("kernel", "algorithm"),
+    [("sgld", "sgld"), ("sghmc", "sghmc-ewsg"), ("sghmc", "sghmc-svr"), ("baoa", "baoa"),
+     ("sgnht", "sgnht")],
+)  # fmt: skip
+def test_adapter_draws_are_the_per_chain_vmapped_draws(validate, kernel, algorithm):
+    """The adapter's speed-ups change no draw: one batched call for sgld/sghmc/baoa (their
+    updates are elementwise, the chains' log posteriors separable) and each minibatch
+    passed as its quadratic's coefficients give, from the same seed, the trajectories of
+    a per-chain vmap over a datum-by-datum log posterior, to rounding (1e-12)."""
+    problem, h, n_steps, n_chains, seed = targets.problem_step(), 0.1, 30, 64, 7
+    got = pa.sample_function(kernel, algorithm=algorithm)(problem, h, n_steps, n_chains, seed)
+    ref = _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed)
+    assert got.keys() == ref.keys()
+    for key in ref:
+        assert got[key].shape == ref[key].shape and got[key].dtype == np.float64
+        np.testing.assert_allclose(got[key], ref[key], rtol=0, atol=1e-12, err_msg=key)
+    assert np.std(got["theta"][:, -1]) > 0.1  # the chains moved, each its own way
+
+
 @pytest.mark.peers
 @pytest.mark.parametrize("convention", pa.CONVENTIONS)
 def test_posteriors_sgld_passes(validate, convention):
