@@ -161,22 +161,27 @@ def fill_by_chunks(
     theta: np.ndarray,
     cols: np.ndarray | None = None,
     block_bytes: int = 2**19,
+    then: Callable[[slice], None] | None = None,
 ) -> None:
     """``out[c] = make(theta[c])`` (or ``out[c, cols]``) by blocks of chains, in place.
 
     Filling a preallocated table block by block keeps the temporaries of ``make``
     (a gathered ``Z[idx]``, the result before it is copied) at a few blocks of
     ``block_bytes`` of ``out`` (and at most 1/64 of it each) instead of twice the table.
+    ``then(sl)``, if given, runs after the block ``sl`` of chains is written, while it is
+    still in the cache (a second pass over the table would read it back from memory).
     """
     chains = theta.shape[0]
     parts = max(64, -(-out.nbytes // block_bytes))
     step = -(-chains // parts)
     for lo in range(0, chains, step):
-        block = make(theta[lo : lo + step])
+        sl = slice(lo, min(lo + step, chains))
         if cols is None:
-            out[lo : lo + step] = block
+            out[sl] = make(theta[sl])
         else:
-            out[lo : lo + step, cols] = block
+            out[sl, cols] = make(theta[sl])
+        if then is not None:
+            then(sl)
 
 
 #: Bytes of one ``(block, b, d)`` temporary in the blocked SAGA/PPU steps.  Temporaries of
@@ -518,8 +523,13 @@ class AGLD:
             fill_by_chunks(s, _fresh(problem, True, np.arange(N)), theta)
             return AGLDState(access, ScalarSnapshot(s, scalar_sums(s, problem.Z), stamp), 0)
         table = np.empty((chains, N, problem.d))
-        fill_by_chunks(table, _fresh(problem, False, np.arange(N)), theta)
-        return AGLDState(access, TableSnapshot(table, column_sums(table), stamp), 0)
+        total = np.empty((chains, problem.d))
+
+        def sums(sl: slice) -> None:  # Σ_i α_i of the block just written
+            total[sl] = column_sums(table[sl])
+
+        fill_by_chunks(table, _fresh(problem, False, np.arange(N)), theta, then=sums)
+        return AGLDState(access, TableSnapshot(table, total, stamp), 0)
 
     def draw(self, problem, state, chains, rng):
         idx, access = self.access.draw(state.access, chains, problem.N, rng)
