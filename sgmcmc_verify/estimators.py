@@ -569,10 +569,12 @@ class AGLD:
         snap, N, chains = state.snap, problem.N, theta.shape[0]
         part = self.snapshot.partial(idx, N)
         write = part is not None and bool(part.all())
-        refresh = self._refreshed(problem, idx, part)
-        rows = None if write else flat_rows(idx, N)
+        # (part is all True when writing: the first occurrences are the refreshed entries)
+        refresh = first_occurrence(idx) if write else self._refreshed(problem, idx, part)
+        offsets = N * np.arange(chains)[:, None]
+        rows = None if write else idx + offsets  # flat_rows, kept for update
         kernel = _scalar_glm_blocks if isinstance(snap, ScalarSnapshot) else _table_glm_blocks
-        blocks = kernel(problem, theta, snap, idx, rows, refresh, state.k if write else None)
+        blocks = kernel(problem, theta, snap, idx, offsets, refresh, state.k if write else None)
         scale = N / self.n
         g = np.empty((chains, problem.d))
         dtotal = None if write or refresh is None else np.empty_like(g)
@@ -630,19 +632,12 @@ class _AGLDCache(NamedTuple):
     written: bool = False  # the estimate already wrote the refreshed entries and their ages
 
 
-def _block_rows(idx: np.ndarray, rows: np.ndarray | None, sl: slice, N: int) -> np.ndarray:
-    """:func:`flat_rows` of the block ``sl`` of chains: from ``rows``, or computed for it."""
-    if rows is not None:
-        return rows[sl]
-    return idx[sl] + N * np.arange(sl.start, sl.stop)[:, None]
-
-
 def _table_glm_blocks(
     problem: GLMProblem,
     theta: np.ndarray,
     snap: TableSnapshot,
     idx: np.ndarray,
-    rows: np.ndarray | None,
+    offsets: np.ndarray,
     refresh: np.ndarray | None,
     k: int | None = None,
 ) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
@@ -652,8 +647,8 @@ def _table_glm_blocks(
     ``sums[:, 1]`` the same sum over the entries ``j`` where the bool ``refresh`` holds
     (anything without it), shape ``(block, 2, d)``, and ``s`` the scalars ``s_i(x)``,
     ``∇f_i(x) = s_i(x) z_i``, shape ``(block, n)``; both are buffers reused by the next
-    block.  ``rows`` are the batch's :func:`flat_rows` (``None``: computed by block).
-    No ``(chains, n, d)`` temporary exists.
+    block.  ``offsets`` is ``N·c`` for chain ``c``, shape ``(chains, 1)`` (a block's
+    :func:`flat_rows` are ``idx + offsets``).  No ``(chains, n, d)`` temporary exists.
 
     With ``k`` given (every batch entry is refreshed: PPU, TMU), each block also does
     Strategy 3's update ``α_i ← ∇f_i(x^{(k)})`` and sets the entries' iteration stamps to
@@ -671,7 +666,8 @@ def _table_glm_blocks(
     w = np.ones((blocks[0].stop - blocks[0].start, 2, n))
     sums = np.empty((w.shape[0], 2, d))
     for sl in blocks:
-        i, r = idx[sl], _block_rows(idx, rows, sl, problem.N)
+        i = idx[sl]
+        r = i + offsets[sl]  # flat_rows of the block
         m = i.shape[0]
         Zi = np.take(problem.Z, i, axis=0)
         # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
@@ -694,7 +690,7 @@ def _scalar_glm_blocks(
     theta: np.ndarray,
     snap: ScalarSnapshot,
     idx: np.ndarray,
-    rows: np.ndarray | None,
+    offsets: np.ndarray,
     refresh: np.ndarray | None,
     k: int | None = None,
 ) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
@@ -715,7 +711,8 @@ def _scalar_glm_blocks(
     w = np.empty((blocks[0].stop - blocks[0].start, 2, n))
     sums = np.empty((w.shape[0], 2, d))
     for sl in blocks:
-        i, r = idx[sl], _block_rows(idx, rows, sl, problem.N)
+        i = idx[sl]
+        r = i + offsets[sl]  # flat_rows of the block
         m = i.shape[0]
         Zi = np.take(problem.Z, i, axis=0)
         # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
