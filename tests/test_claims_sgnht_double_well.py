@@ -55,6 +55,26 @@ def test_switch_counter_keeps_chains_apart(rows):
     assert got.tolist() == want
 
 
+def test_histogram_rows_equal_a_search_over_the_edges():
+    # values on every edge, one ulp either side, outside the range, NaN and random ones
+    edges = sgnht_double_well._DW_EDGES
+    rng = np.random.default_rng(7)
+    th = np.stack(
+        [
+            edges,
+            np.nextafter(edges, -np.inf),
+            np.nextafter(edges, np.inf),
+            np.r_[-7.0, 6.0, np.inf, -np.inf, np.nan, rng.uniform(-6.5, 5.5, len(edges) - 5)],
+            rng.standard_normal(len(edges)) * 3,
+        ]
+    )
+    got = sgnht_double_well._hist_rows(th, edges)
+    for row, counts in zip(th, got, strict=True):
+        idx = np.searchsorted(edges, row[~np.isnan(row)], side="right") - 1
+        want = np.bincount(idx[(idx >= 0) & (idx < len(edges) - 1)], minlength=len(edges) - 1)
+        assert counts.tolist() == want.tolist()
+
+
 def test_dw_regime_chains_set_each_regime_s_exposure(monkeypatch):
     # ξ = 10 with fewer chains than the profile's: its exposure (and its Garwood bound) is
     # that regime's chains × t_meas, not the profile's

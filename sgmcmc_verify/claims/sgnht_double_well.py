@@ -370,13 +370,22 @@ _DW_EDGES = np.linspace(-6.0, 5.0, 89)
 
 
 def _hist_rows(th: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Per-row counts of ``th`` in ``edges``' bins (values outside are dropped)."""
+    """Per-row counts of ``th`` in the bins ``[edges[i], edges[i+1])`` of equally spaced
+    ``edges`` (values outside ``[edges[0], edges[-1])`` are dropped).
+
+    The bin is computed arithmetically, then moved by one where rounding put ``th`` on the
+    wrong side of an edge (compared with the edges themselves), so the counts equal
+    :func:`numpy.searchsorted`'s; the out-of-range values go to an extra column that is
+    dropped.  Half the cost of a search over the 88 edges on a full batch.
+    """
     nb = len(edges) - 1
-    idx = np.searchsorted(edges, th, side="right") - 1
-    ok = (idx >= 0) & (idx < nb) & (th <= edges[-1])
-    rows = np.broadcast_to(np.arange(th.shape[0])[:, None], th.shape)
-    flat = np.bincount(rows[ok] * nb + idx[ok], minlength=th.shape[0] * nb)
-    return flat.reshape(th.shape[0], nb)
+    k = np.floor((th - edges[0]) / ((edges[-1] - edges[0]) / nb))
+    kc = np.clip(np.nan_to_num(k, nan=nb), 0, nb).astype(np.intp)  # a NaN draw is dropped
+    kc = kc - (th < edges[kc]) + ((kc < nb) & (th >= edges[np.minimum(kc + 1, nb)]))
+    kc = np.where((kc >= 0) & (kc < nb), kc, nb)
+    flat = (kc + np.arange(th.shape[0])[:, None] * (nb + 1)).ravel()
+    counts = np.bincount(flat, minlength=th.shape[0] * (nb + 1))
+    return counts.reshape(th.shape[0], nb + 1)[:, :nb]
 
 
 def _dw_figure(problem: DoubleWell, stats: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
