@@ -92,6 +92,27 @@ def validate():
 
 
 @pytest.mark.peers
+def test_compiled_chunks_give_the_one_scan_draws(validate, monkeypatch):
+    """The adapter compiles a scan of ``_CHUNK`` steps once per configuration and reuses it
+    for every h: from the same seed, two cached 10-step chunks at h = 0.1 (compiled at
+    h = 0.2, where ε, β = 2B̂/ε and the injected noise's sd all differ) give the draws of
+    one freshly compiled 20-step scan at h = 0.1 (as the adapter ran before it cached),
+    to rounding."""
+    sample = ba.sample_function("sghmc-diffusion", algorithm="sghmc-chen")
+    problem, n_steps, chains, seed = targets.problem_step(), 20, 2000, 5
+    at_02 = sample(problem, 0.2, n_steps, chains, seed)
+    cached = sample(problem, 0.1, n_steps, chains, seed)
+    monkeypatch.setattr(ba, "_CHUNK", n_steps)
+    one_scan = sample(problem, 0.1, n_steps, chains, seed)
+    assert cached.keys() == one_scan.keys() == {"theta", "p"}
+    for key in cached:
+        assert cached[key].shape == (chains, n_steps, 2)
+        np.testing.assert_allclose(cached[key], one_scan[key], rtol=0, atol=1e-12, err_msg=key)
+    # h is not baked into the cached scan: the same keys at h = 0.2 give other draws
+    assert np.max(np.abs(at_02["theta"] - cached["theta"])) > 0.1
+
+
+@pytest.mark.peers
 def test_blackjax_sgld_passes(validate):
     """blackjax.sgld with ε = h is AGLD eq. (4)'s SGLD: the exact discrete law at every h."""
     rep = validate(ba.sample_function("sgld"), "sgld", profile="quick")

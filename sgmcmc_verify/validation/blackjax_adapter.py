@@ -7,8 +7,12 @@ float64: the adapter sets ``jax_enable_x64``, because float32 rounding would hid
 the discretisation effects the harness measures).
 
 Kernels (:data:`KERNELS`), each a :class:`~sgmcmc_verify.validation.SampleFunction`
-built by :func:`sample_function` and vectorised over chains with ``jax.vmap`` inside one
-``jax.lax.scan`` under ``jax.jit``:
+built by :func:`sample_function` and vectorised over chains with ``jax.vmap`` inside a
+``jax.lax.scan`` under ``jax.jit``.  The scan runs ``_CHUNK`` steps with the step size,
+friction and data as arguments, so it is compiled once per kernel, configuration and
+shape and reused for every h (compiling cost 0.6-1 s a call, more than running the
+harness's 340 steps); the per-step keys are those of one scan over all steps, so the
+draws do not depend on the chunking (``tests/test_validate_blackjax.py``):
 
 ``"sgld"``
     ``blackjax.sgld`` (``blackjax/sgmcmc/sgld.py``, integrator
@@ -376,6 +380,107 @@ def _jax_data(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return problem.centres, problem.precisions, problem.prior_precision, problem.prior_mean
 
 
+#: Steps per compiled scan: a divisor of the harness's step counts (multiples of 10), so
+#: a validation compiles one scan per kernel and configuration, reused for every h.
+_CHUNK = 10
+
+#: Compiled chunk runners, by (kernel, gradient, batch, L, N, d, chains, steps).
+_RUNS: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+
+def _compiled_run(static: tuple[Any, ...]) -> Callable[..., Any]:
+    """A jitted ``run(keys, state, data, coef) -> (state, records)`` for ``static``.
+
+    ``static`` is ``(kernel, gradient, batch, num_integration_steps, N, d, n_chains,
+    n_steps)``: what fixes the shapes and the code.  ``data`` is the problem's
+    ``(centres, precisions, prior_precision, prior_mean)``, ``coef`` is ``(ε, α, β,
+    sd of the injected gradient noise)``; both are traced, so the compiled scan serves
+    every step size and problem of these shapes (compiling took ≈ 0.8-1.8 s a call).
+    """
+    if static in _RUNS:
+        return _RUNS[static]
+    import blackjax
+    import jax
+    import jax.numpy as jnp
+    from blackjax.sgmcmc import diffusions
+    from blackjax.sgmcmc.gradients import grad_estimator
+
+    kernel, gradient, batch, n_integration, N, d, n_chains, _ = static
+
+    def run(keys: Any, state: Any, data: Any, coef: Any) -> tuple[Any, dict[str, Any]]:
+        c_all, P_all, L0, m0 = data
+        eps, alpha, beta, noise_sd = coef
+
+        def loglik(position: Any, datum: tuple[Any, Any]) -> Any:
+            c, P = datum
+            diff = position - c
+            return -0.5 * diff @ P @ diff
+
+        def logprior(position: Any) -> Any:  # the Gaussian prior, evaluated exactly
+            diff = position - m0
+            return -0.5 * diff @ L0 @ diff
+
+        base = grad_estimator(logprior, loglik, N)
+
+        def grad_fn(position: Any, minibatch: tuple[Any, Any]) -> Any:
+            data, err = minibatch
+            return base(position, data) - err  # −(∇U + e): e is SGNHT §3's injected noise
+
+        def minibatch(key: Any) -> tuple[tuple[Any, Any], Any]:
+            k_idx, k_err = jax.random.split(key)
+            if gradient == "minibatch":
+                idx = jax.random.randint(k_idx, (batch,), 0, N)
+                data = (c_all[idx], P_all[idx])
+            else:  # full or injected: the whole data set, N/n = 1
+                data = (c_all, P_all)
+            err = noise_sd * jax.random.normal(k_err, (d,), dtype=jnp.float64)
+            return data, err
+
+        if kernel in ("sgld", "sghmc"):
+            # the top-level kernels share one step signature; blackjax.sghmc uses one
+            # minibatch for the whole trajectory of a call
+            alg = (
+                blackjax.sgld(grad_fn)
+                if kernel == "sgld"
+                else blackjax.sghmc(
+                    grad_fn, num_integration_steps=n_integration, alpha=alpha, beta=beta
+                )
+            )
+
+            def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
+                k_mb, k_step = jax.random.split(key)
+                new = alg.step(k_step, state, minibatch(k_mb), eps)
+                return new, {"theta": new}
+
+        elif kernel == "sghmc-diffusion":
+            one_step = diffusions.sghmc(alpha=alpha, beta=beta)
+
+            def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
+                k_mb, k_step = jax.random.split(key)
+                theta, p = state
+                g = grad_fn(theta, minibatch(k_mb))  # at the old position, as sghmc.kernel
+                theta, p = one_step(k_step, theta, p, g, eps)
+                return (theta, p), {"theta": theta, "p": p}
+
+        else:  # sgnht
+            alg = blackjax.sgnht(grad_fn, alpha=alpha, beta=beta)
+
+            def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
+                k_mb, k_step = jax.random.split(key)
+                new = alg.step(k_step, state, minibatch(k_mb), eps)
+                return new, {"theta": new.position, "p": new.momentum, "xi": new.xi}
+
+        step_all = jax.vmap(chain_step)
+
+        def body(state: Any, key_t: Any) -> tuple[Any, dict[str, Any]]:
+            return step_all(jax.random.split(key_t, n_chains), state)
+
+        return jax.lax.scan(body, state, keys)
+
+    _RUNS[static] = jax.jit(run)
+    return _RUNS[static]
+
+
 def sample_function(
     kernel: str,
     *,
@@ -421,8 +526,6 @@ def sample_function(
     import blackjax
     import jax
     import jax.numpy as jnp
-    from blackjax.sgmcmc import diffusions
-    from blackjax.sgmcmc.gradients import grad_estimator
 
     # float64 throughout: the harness rejects float32 draws, and rightly (see core.py)
     jax.config.update("jax_enable_x64", True)
@@ -431,99 +534,41 @@ def sample_function(
         problem: Problem, h: float, n_steps: int, n_chains: int, seed: int
     ) -> dict[str, np.ndarray]:
         bj = blackjax_parameters(kernel, algorithm, full_params, h)
-        centres, precisions, L0, m0 = _jax_data(problem)
-        c_all, P_all = jnp.asarray(centres), jnp.asarray(precisions)
-        L0, m0 = jnp.asarray(L0), jnp.asarray(m0)
+        data = tuple(jnp.asarray(a) for a in _jax_data(problem))
         N, d = problem.N, problem.d
-
-        def loglik(position: Any, datum: tuple[Any, Any]) -> Any:
-            c, P = datum
-            diff = position - c
-            return -0.5 * diff @ P @ diff
-
-        def logprior(position: Any) -> Any:  # the Gaussian prior, evaluated exactly
-            diff = position - m0
-            return -0.5 * diff @ L0 @ diff
-
-        base = grad_estimator(logprior, loglik, N)
-
-        def grad_fn(position: Any, minibatch: tuple[Any, Any]) -> Any:
-            data, err = minibatch
-            return base(position, data) - err  # −(∇U + e): e is SGNHT §3's injected noise
-
         noise_sd = math.sqrt(2.0 * bj["B"] / h) if bj["gradient"] == "injected" else 0.0
-
-        def minibatch(key: Any) -> tuple[tuple[Any, Any], Any]:
-            k_idx, k_err = jax.random.split(key)
-            if bj["gradient"] == "minibatch":
-                idx = jax.random.randint(k_idx, (bj["batch"],), 0, N)
-                data = (c_all[idx], P_all[idx])
-            else:  # full or injected: the whole data set, N/n = 1
-                data = (c_all, P_all)
-            err = noise_sd * jax.random.normal(k_err, (d,), dtype=jnp.float64)
-            return data, err
-
-        eps = jnp.float64(bj["step_size"])
+        # every h-dependent number is an argument of the compiled scan, not a constant
+        # in it, so one compilation serves every h (and every later call)
+        numbers = [bj.get(k, 0.0) for k in ("step_size", "alpha", "beta")] + [noise_sd]
+        coef = tuple(jnp.float64(x) for x in numbers)
+        static = (kernel, bj["gradient"], bj["batch"], num_integration_steps, N, d, n_chains)
         theta0 = jnp.zeros((n_chains, d), dtype=jnp.float64)
         key0 = jax.random.PRNGKey(seed)
-
         if kernel in ("sgld", "sghmc"):
-            # the top-level kernels share one step signature; blackjax.sghmc uses one
-            # minibatch for the whole trajectory of a call
-            alg = (
-                blackjax.sgld(grad_fn)
-                if kernel == "sgld"
-                else blackjax.sghmc(
-                    grad_fn,
-                    num_integration_steps=num_integration_steps,
-                    alpha=bj["alpha"],
-                    beta=bj["beta"],
-                )
-            )
-
-            def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
-                k_mb, k_step = jax.random.split(key)
-                new = alg.step(k_step, state, minibatch(k_mb), eps)
-                return new, {"theta": new}
-
-            state0 = theta0
+            state: Any = theta0
         elif kernel == "sghmc-diffusion":
-            one_step = diffusions.sghmc(alpha=bj["alpha"], beta=bj["beta"])
-
-            def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
-                k_mb, k_step = jax.random.split(key)
-                theta, p = state
-                g = grad_fn(theta, minibatch(k_mb))  # at the old position, as sghmc.kernel
-                theta, p = one_step(k_step, theta, p, g, eps)
-                return (theta, p), {"theta": theta, "p": p}
-
-            state0 = (theta0, jnp.zeros_like(theta0))  # p_0 = 0 (the harness's protocol)
+            state = (theta0, jnp.zeros_like(theta0))  # p_0 = 0 (the harness's protocol)
         else:  # sgnht
-            alg = blackjax.sgnht(grad_fn, alpha=bj["alpha"], beta=bj["beta"])
-
-            def chain_step(key: Any, state: Any) -> tuple[Any, dict[str, Any]]:
-                k_mb, k_step = jax.random.split(key)
-                new = alg.step(k_step, state, minibatch(k_mb), eps)
-                return new, {"theta": new.position, "p": new.momentum, "xi": new.xi}
-
+            alg = blackjax.sgnht(lambda *_: None, alpha=bj["alpha"], beta=bj["beta"])
             init_keys = jax.random.split(jax.random.fold_in(key0, 1), n_chains)
-            state0 = jax.vmap(lambda pos, k: alg.init(pos, k))(theta0, init_keys)
+            state = jax.vmap(lambda pos, k: alg.init(pos, k))(theta0, init_keys)
             # init_fn's `init_xi or alpha` would turn ξ_0 = 0 into α: set ξ_0 explicitly
-            state0 = state0._replace(xi=jnp.full((n_chains,), bj["init_xi"], jnp.float64))
-
-        step_all = jax.vmap(chain_step)
-
-        @jax.jit
-        def run(key: Any, state: Any) -> dict[str, Any]:
-            def body(state: Any, key_t: Any) -> tuple[Any, dict[str, Any]]:
-                state, rec = step_all(jax.random.split(key_t, n_chains), state)
-                return state, rec
-
-            _, recs = jax.lax.scan(body, state, jax.random.split(key, n_steps))
-            return recs
-
-        recs = run(jax.random.fold_in(key0, 0), state0)
+            state = state._replace(xi=jnp.full((n_chains,), bj["init_xi"], jnp.float64))
+        # one key per step, as one scan over all steps would take them; the steps run in
+        # compiled chunks of _CHUNK (the last one shorter), so the draws do not depend on
+        # the chunking (tests/test_validate_blackjax.py)
+        keys = jax.random.split(jax.random.fold_in(key0, 0), n_steps)
+        chunks = []
+        for start in range(0, n_steps, _CHUNK):
+            part = keys[start : start + _CHUNK]
+            state, rec = _compiled_run((*static, part.shape[0]))(part, state, data, coef)
+            chunks.append(rec)
         # scan stacks steps first: (draws, chains, ...) → ArviZ (chains, draws, ...)
-        return {k: np.asarray(jnp.swapaxes(v, 0, 1), dtype=np.float64) for k, v in recs.items()}
+        return {
+            k: np.swapaxes(np.concatenate([np.asarray(c[k]) for c in chunks]), 0, 1).astype(
+                np.float64
+            )
+            for k in chunks[0]
+        }
 
     return sample
