@@ -31,8 +31,9 @@ scale ``sigma`` (we keep ``sigma = 1``).
 ``U₀(θ) = ½(θ − μ₀)ᵀΛ₀(θ − μ₀)``, ``f_i(θ) = ½(θ − c_i)ᵀΛ_i(θ − c_i)``.  The batch passed
 to ``update`` is the ``n`` drawn ``(c_i, Λ_i)`` summed into the coefficients of the
 quadratic ``(N/n) Σ_j f_{I_j}`` (each ``f_i`` is ``½θᵀΛ_iθ − θᵀΛ_ic_i + ½c_iᵀΛ_ic_i``):
-the same function of θ as the datum-by-datum sum, at one product per chain instead of
-``n``.  posteriors' ``log_posterior`` can be written two ways (:data:`CONVENTIONS`):
+the same function of θ as the datum-by-datum sum up to a constant (posteriors takes an
+unnormalised log posterior), at one product per chain instead of ``n``.  posteriors'
+``log_posterior`` can be written two ways (:data:`CONVENTIONS`):
 
 ``"mean"`` (posteriors' recommendation, ``docs/log_posteriors.md``)
     ``log_posterior = −U₀/N − (1/n) Σ_j f_{I_j} = −Ũ/N`` and ``temperature = 1/N``.
@@ -359,25 +360,32 @@ def sample_function(
             centres, precisions, L0, m0 = (torch.as_tensor(a) for a in _jax_data(problem))
             n = q["batch"]
             weight = N / n if n is not None else 1.0
-            # f_i(θ) = ½θᵀΛ_iθ − θᵀΛ_ic_i + ½c_iᵀΛ_ic_i: a minibatch drawn with
-            # multiplicities k_i contributes (N/n)Σ_i k_i f_i, a quadratic whose three
-            # coefficients are k-weighted sums of these per-datum ones
-            Pc = torch.einsum("kij,kj->ki", precisions, centres)
-            data = (precisions.reshape(N, d * d), Pc, 0.5 * (centres * Pc).sum(-1))
-            prior = (L0, L0 @ m0, 0.5 * m0 @ L0 @ m0)
+            # f_i(θ) = ½θᵀΛ_iθ − θᵀΛ_ic_i + const: a minibatch drawn with multiplicities
+            # k_i contributes (N/n)Σ_i k_i f_i, so −s·Ũ = θᵀMθ + θᵀg + const with
+            # (M, g) = −s·(½Λ₀, −Λ₀μ₀) − s·(N/n)Σ_i k_i (½Λ_i, −Λ_ic_i): one product of
+            # the counts with a per-datum table (the constant, which moves no chain, is
+            # dropped: posteriors takes an unnormalised log posterior)
+            scale = q["scale"]
+            per_datum = (
+                0.5 * precisions.reshape(N, d * d),
+                -torch.einsum("kij,kj->ki", precisions, centres),
+            )
+            table = -scale * weight * torch.cat(per_datum, dim=1)
+            prior = -scale * torch.cat((0.5 * L0.reshape(d * d), -L0 @ m0))
+            no_aux = torch.zeros(())
 
-            def minibatch(counts: Any) -> tuple[Any, Any, Any]:
-                """``(S, b, k)`` per chain: ``Ũ(θ) = ½θᵀSθ − θᵀb + k`` (counts: (chains, N))."""
-                S, b, k = (weight * (counts @ a) for a in data)
-                return prior[0] + S.reshape(-1, d, d), prior[1] + b, prior[2] + k
+            def minibatch(counts: Any) -> tuple[Any, Any]:
+                """``(M, g)`` per chain, ``−s·Ũ(θ) = θᵀMθ + θᵀg + const`` (counts: (chains, N))."""
+                coef = prior + counts @ table
+                return coef[:, : d * d].reshape(-1, d, d), coef[:, d * d :]
 
-            def log_posterior(theta: Any, batch: tuple[Any, Any, Any]) -> tuple[Any, Any]:
-                # −s·Ũ summed over the chains in `theta` (all of them, or one under vmap):
-                # chain c's gradient is its own −s·∇Ũ_c, the terms being separable
-                S, b, k = batch
-                S_theta = torch.matmul(S, theta.unsqueeze(-1)).squeeze(-1)
-                U = (theta * (0.5 * S_theta - b)).sum() + k.sum()
-                return -q["scale"] * U, torch.zeros(())
+            def log_posterior(theta: Any, batch: tuple[Any, Any]) -> tuple[Any, Any]:
+                # summed over the chains in `theta` (all of them, or one under vmap): chain
+                # c's gradient is its own 2M_cθ_c + g_c = −s·∇Ũ_c (M symmetric), the terms
+                # being separable
+                M, g = batch
+                M_theta = torch.matmul(M, theta.unsqueeze(-1)).squeeze(-1)
+                return (theta * (M_theta + g)).sum(), no_aux
 
             common = {"lr": q["lr"], "temperature": q["temperature"]}
             mod = getattr(posteriors.sgmcmc, kernel)
