@@ -152,8 +152,9 @@ class _DWSizes:
 # with large margins at any of these sizes: 0 switches in 8e5 chain-time units bound the
 # rate below 1.2e-5 < 1e-4; E[K] ≈ 0.05 and ≈ 5 against 0.5; TV ≈ 0.5 against 0.002);
 # ξ = 1 and SGNHT keep 16,000 (ξ = 1's E[K] test needs them: MDE 0.0021 against the
-# meaningful 0.0025).  Batches of 4000 chains: the per-step overhead of the driver is
-# a third of a step at 2000 chains in 1-D.
+# meaningful 0.0025).  Batches of 4000 chains: in 1-D a chain-step costs ≈ 69 ns at 2000
+# chains and ≈ 41 ns at 10,000 (the driver's per-step overhead); the SGNHT regime's batch
+# (θ, K and ξ over 400 time units) peaks at ≈ 2.4 GB.
 _DW = {
     "quick": _DWSizes(4000, 30.0, {"1": 20.0, "10": 10.0, "0.1": 60.0, "sgnht": 50.0}, 4000),
     "full": _DWSizes(
