@@ -8,6 +8,7 @@ check rejects a buggy implementation (DESIGN.md, "Power matters as much as size"
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from typing import Any
@@ -233,13 +234,23 @@ def bhat_added(sampler: Sampler) -> Sampler:
     )
 
 
+def _estimate_on_a_copy(inner, problem, theta, state, rand, context=None):
+    """``inner.estimate`` on a copy of the state, which it then cannot refresh.
+
+    On a GLM the SAGA and PPU/TMU estimates write their refreshed table entries in
+    place (:mod:`sgmcmc_verify.estimators`); a bug that loses the refresh must lose
+    those writes too, not only :meth:`update`'s.
+    """
+    return inner.estimate(problem, theta, copy.deepcopy(state), rand, context)
+
+
 def snapshot_never_refreshed(sampler: Sampler) -> Sampler:
     """SVRG/PTU whose epoch snapshot is never refreshed (the ``mod(k, K) = 0`` branch lost)."""
 
     def update(inner, problem, state, x, x_next, rand, cache):
         return state._replace(k=state.k + 1)
 
-    return _est(sampler, update=update)
+    return _est(sampler, estimate=_estimate_on_a_copy, update=update)
 
 
 def saga_total_stale(sampler: Sampler) -> Sampler:
@@ -257,7 +268,7 @@ def saga_table_frozen(sampler: Sampler) -> Sampler:
     def update(inner, problem, state, x, x_next, rand, cache):
         return state
 
-    return _est(sampler, update=update)
+    return _est(sampler, estimate=_estimate_on_a_copy, update=update)
 
 
 class _CAWrapOffByOne:

@@ -9,7 +9,7 @@ import scipy.stats
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sgmcmc_verify import estimators, problems
+from sgmcmc_verify import bugs, estimators, problems
 from sgmcmc_verify.access import CA, RA, RR, AccessState
 from sgmcmc_verify.estimators import (
     AGLD,
@@ -518,3 +518,26 @@ def test_fill_by_chunks_fills_every_chain_and_only_the_given_columns():
     )
     np.testing.assert_array_equal(part[:, cols], full[:, cols])
     assert not part[:, [0, 2, 3, 5, 6]].any()
+
+
+@pytest.mark.parametrize(
+    ("name", "bug"),
+    [("saga-ld", bugs.saga_table_frozen), ("ppu-ra", bugs.snapshot_never_refreshed)],
+)
+def test_glm_tables_refresh_in_the_estimate_and_a_lost_refresh_still_freezes_them(name, bug):
+    """On a GLM the SAGA and PPU estimates write the refreshed entries themselves.
+
+    A planted bug that loses the refresh must then freeze the table all the same: after
+    5 steps it equals the initial table bit for bit, where the correct sampler's differs.
+    """
+    prob = problems.linear_regression_synthetic(20, 3, seed=0)
+    correct = make_sampler(name, prob, h=1e-3, n=4)
+    for sampler, frozen in ((correct, False), (bug(correct), True)):
+        rng = np.random.default_rng(1)
+        state = sampler.init(rng.standard_normal((50, 3)), rng)
+        table = state.est.alpha if name == "saga-ld" else state.est.snap.table
+        start = table.copy()
+        for _ in range(5):
+            rand, state = sampler.draw(state, rng)
+            state, _ = sampler.step(state, rand)
+        assert np.array_equal(table, start) is frozen
