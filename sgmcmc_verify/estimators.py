@@ -654,8 +654,9 @@ def _table_glm_blocks(
     Strategy 3's update ``α_i ← ∇f_i(x^{(k)})`` and sets the entries' iteration stamps to
     ``k`` (when the snapshot keeps them), right after its old entries were read: the
     table's lines are then still in the cache, where a separate pass in
-    :meth:`AGLD.update` found them evicted by the other blocks (measured: the scatter
-    took 3× longer there).  Repeated indices write the same ``∇f_i(x^{(k)})``.
+    :meth:`AGLD.update` found them evicted by the other blocks (measured at 1e4 chains,
+    30 steps: 0.20 s for that pass, which also re-formed the products; 0.04 s for the
+    writes here).  Repeated indices write the same ``∇f_i(x^{(k)})``.
     """
     chains, n = idx.shape
     d = problem.d
