@@ -237,6 +237,22 @@ def test_tr_cov_difference_matches_the_definition(n, d, seed, spread):
     direct = tr_cov(p) - tr_cov(np.full((3, n), 1.0 / n))
     scale = 1 + tr_cov(np.full((3, n), 1.0 / n)).max()
     np.testing.assert_allclose(ewsg.tr_cov_difference(grads, logp), direct, atol=1e-12 * scale)
+    # the precomputed centred gradients (shared across (h, x) cells) give the same Δ
+    np.testing.assert_array_equal(
+        ewsg.tr_cov_difference(grads, logp, ewsg._centred(grads)),
+        ewsg.tr_cov_difference(grads, logp),
+    )
+
+
+def test_gradient_sets_give_each_chain_its_whole_set():
+    grads = np.arange(24.0).reshape(3, 4, 2)
+    sets = ewsg._GradientSets(grads)
+    theta = np.zeros((3, 2))
+    gathered = sets.component_grads(theta, np.broadcast_to(np.arange(4), (3, 4)))
+    np.testing.assert_array_equal(sets.all_component_grads(theta), gathered)
+    np.testing.assert_array_equal(sets.all_component_grads(theta)[1], grads[1])
+    with pytest.raises(ValueError, match="shape"):
+        sets.all_component_grads(np.zeros((2, 2)))
 
 
 def test_ewsg_log_weights_is_eq4():
