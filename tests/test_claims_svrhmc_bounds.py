@@ -460,3 +460,23 @@ def test_full_profiles():
     c3 = run_check("SVRHMC-COR3", svrhmc.check_cor3, profile="full", seed=1)
     assert c3.verdict == "qualified"
     assert c3.part("eq. (11) with constant (n²L/(n²L − 1))²").verdict == "confirmed"
+
+
+@given(data=st.data())
+def test_closed_ratio_is_the_bound_ratio_exactly(data):
+    # the search judges points with the reduced form: it must be the same rational
+    p = data.draw(region_points(Region()))
+    for factor in (svrhmc.factor_eq9, svrhmc.factor_eq10, svrhmc.factor_dropped):
+        assert svrhmc.closed_ratio(p, factor) == svrhmc.bound_ratio(p, factor)
+
+
+def test_closed_ratio_is_paper_lhs_over_rhs_symbolically():
+    # against the independent transcription of eqs. (7)-(8), with √ and T, in symbols
+    n, b, K, d, L, G2, h, D, c = sp.symbols("n b K d L G2 h D c", positive=True)
+    T = sp.Integer(7)
+    lhs = (L**2 * n**2 * K**2 * h**2 / (b * T)) * (
+        sp.sqrt(n**2 * G2 + D**2 * d) / (D - L**2 * n**2 * K**2 * h**3 / b)
+    ) ** 2
+    rhs_ld = n**2 * K**2 * (n**2 * L**2 * h**2 * G2 + h * d) / (b * T)
+    closed = svrhmc.closed_ratio(BoundParams(n, b, K, d, L, G2, h, D), lambda p: c)
+    assert sp.simplify(closed - lhs / (c * rhs_ld)) == 0
