@@ -435,11 +435,17 @@ def _gaussian_terms(problem: GaussianQuadratic, theta: np.ndarray, idx: np.ndarr
     return H, _gamma(n * d + 4) * absg
 
 
-def _extended_gradient(problem: GaussianQuadratic, theta: np.ndarray, idx: np.ndarray, n: int):
-    """The minibatch gradient in ``np.longdouble`` (the data are float64, hence exact)."""
-    P = problem.precisions[idx].astype(np.longdouble)
-    diff = theta[:, None, :] - problem.centres[idx].astype(np.longdouble)
-    return np.longdouble(problem.N) / np.longdouble(n) * np.einsum("cbij,cbj->ci", P, diff)
+def _extended_gradient(
+    data: tuple[np.ndarray, np.ndarray, int], theta: np.ndarray, idx: np.ndarray, n: int
+):
+    """The minibatch gradient in ``np.longdouble`` (the data are float64, hence exact).
+
+    ``data = (precisions, centres, N)`` of the Gaussian problem, the arrays already in
+    ``np.longdouble`` (converted once per run, not per step).
+    """
+    precisions, centres, N = data
+    diff = theta[:, None, :] - centres[idx]
+    return np.longdouble(N) / np.longdouble(n) * np.einsum("cbij,cbj->ci", precisions[idx], diff)
 
 
 def compare_trajectories(
@@ -529,6 +535,11 @@ def compare_trajectories(
     ext = (theta0.astype(np.longdouble), p0.astype(np.longdouble))
     ext = (*ext, np.full(chains, xi_start, dtype=np.longdouble))
     hL, sL = np.longdouble(h), np.sqrt(2 * np.longdouble(A) * np.longdouble(h))
+    data_x = (
+        problem.precisions.astype(np.longdouble),
+        problem.centres.astype(np.longdouble),
+        problem.N,
+    )
 
     D = 2 * d + 1
     traj1 = np.empty((steps + 1, chains, D))
@@ -554,7 +565,7 @@ def compare_trajectories(
             grads[t], noises[t], indices[t] = info.grad, rand.noise, rand.est
             # Algorithm 1 in extended precision: the reference for the calibration
             th_x, p_x, xi_x = ext
-            g_x = _extended_gradient(problem, th_x, rand.est, n)
+            g_x = _extended_gradient(data_x, th_x, rand.est, n)
             p_x = p_x - xi_x[:, None] * p_x * hL - g_x * hL + sL * rand.noise
             ext = (th_x + p_x * hL, p_x, xi_x + (np.mean(p_x * p_x, axis=1) - 1) * hL)
             trajx[t + 1] = pack(*ext).astype(np.float64)
@@ -601,10 +612,16 @@ def compare_trajectories(
         K = len(cps)
         M = np.zeros((K, chains, D, D))
         B = np.zeros((K, chains, D))
+        # Checkpoints k ≥ k0 have started (T_k ≥ t + 1); the rest still hold M = 0 and add
+        # nothing, so only the started ones are propagated (the same numbers, less work).
+        start = {int(c): k for k, c in enumerate(cps)}
+        k0 = K
         for t in range(steps - 1, -1, -1):
-            M[cps == t + 1] = np.eye(D)
-            B += np.einsum("kcij,cj->kci", np.abs(M), rho[t])
-            M = M @ J[t]
+            if t + 1 in start:
+                k0 = start[t + 1]
+                M[k0] = np.eye(D)
+            B[k0:] += np.einsum("kcij,cj->kci", np.abs(M[k0:]), rho[t])
+            M[k0:] = M[k0:] @ J[t]
         e0 = UNIT_ROUNDOFF * np.concatenate(
             [np.zeros((chains, d)), np.abs(p0), np.full((chains, 1), abs(xi_start))], axis=1
         )
