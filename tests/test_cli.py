@@ -748,3 +748,19 @@ def test_claims_are_scheduled_longest_first_from_the_previous_report_of_that_pro
     (tmp_path / "report.json").write_text("{not json")
     assert cli._previous_costs(quick) == {}
     assert cli._previous_costs(argparse.Namespace(out=tmp_path / "none", profile="quick")) == {}
+
+
+def test_report_workers_get_one_blas_thread():
+    """``report --jobs N`` limits numpy's BLAS pool to one thread before forking its N
+    single-core workers (a count, not a time: the pool sizes threadpoolctl reads back)."""
+    code = (
+        "import numpy, threadpoolctl\n"
+        "from sgmcmc_verify.cli import one_blas_thread\n"
+        "one_blas_thread()\n"
+        "print([i['num_threads'] for i in threadpoolctl.threadpool_info()])\n"
+    )
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True).stdout  # fmt: skip
+    sizes = json.loads(out)
+    assert sizes and all(n == 1 for n in sizes), sizes  # numpy's BLAS was found and limited
