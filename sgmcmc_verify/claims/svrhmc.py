@@ -40,6 +40,7 @@ identity is false, which it is not.
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 import math
 from collections.abc import Callable
@@ -1859,7 +1860,9 @@ def search_bound(
         if res.worst_random is None or r > res.worst_random[1]:
             res.worst_random = (p, r)
         best.append((r, ints, z))
-    best.sort(key=lambda t: t[0], reverse=True)
+    # only the first ⌈n_starts/2⌉ are restarted from: nlargest is sorted(..., reverse=True)[:m]
+    # (ties included) without sorting thousands of large rationals
+    best = heapq.nlargest((n_starts + 1) // 2, best, key=lambda t: t[0])
 
     for k in range(n_starts):
         if k % 2 == 0 and best:
