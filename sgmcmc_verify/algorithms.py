@@ -95,7 +95,13 @@ class Sampler:
         return StepRandomness(est_rand, noise), state._replace(est=est_state)
 
     def step(self, state, rand: StepRandomness):
-        """One step (see the module docstring); returns ``(new_state, StepInfo)``."""
+        """One step (see the module docstring); returns ``(new_state, StepInfo)``.
+
+        ``state`` is consumed: estimators holding a snapshot table (SAGA, PPU, TMU, HSAG,
+        the SVRHMC SAGA variants) update it in place rather than copy O(chains·N·d) numbers
+        every step (:mod:`sgmcmc_verify.estimators`).  To replay a step from the same state
+        (common random numbers, pinned trajectories), pass ``copy.deepcopy(state)``.
+        """
         x = self.integrator.eval_point(state)
         g, cache = self.estimator.estimate(self.problem, x, state.est, rand.est, context=state)
         new = self.integrator.advance(state, g, rand.noise)
