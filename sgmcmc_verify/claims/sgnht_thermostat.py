@@ -78,13 +78,18 @@ class _Sizes:
 
 # Batches bound the memory of the recorded draws; in the quick profile one batch per run
 # (the per-step overhead of the driver dominates at a few thousand chains).
-# SGNHT-THERMAL's window mean of |p|²/n − 1 telescopes to (ξ_end − ξ_start)/t_meas (see
-# check_thermal), so its standard error falls as 1/(t_meas √chains), not 1/√(t_meas chains):
-# the full profile runs 1250 chains for 210 time units (t_meas √chains = 7425, ≥ the 7071 of
-# the 20,000 × 50 it replaces, at 1/5 of the chain-steps), batched by _THERMAL_MAX_VALUES.
+# SGNHT-THERMAL's window mean of |p|²/n − 1 telescopes to (ξ_end − ξ_start)/t_meas for a
+# correct Algorithm 1 (see check_thermal), so under H0 its standard error falls as
+# 1/(t_meas √chains).  An implementation whose ξ does not track the recorded |p|² (the
+# alternative the test is for, e.g. a fixed friction) does not telescope: its standard
+# error falls only as 1/√(t_meas chains).  The full profile therefore keeps the chain-time
+# of the 20,000 × 50 it replaces (5000 × 200 = 10⁶: equal power against such an
+# alternative; 1250 × 210 had a quarter of it, and its fixed-friction control's standard
+# error doubled) and gains t_meas √chains = 14,142 against 7071 under H0, at 4/5 of the
+# chain-steps; batched by _THERMAL_MAX_VALUES.
 _THERMAL = {
     "quick": _Sizes(2000, (0.02, 0.04, 0.08), 10.0, 20.0),
-    "full": _Sizes(1250, (0.01, 0.02, 0.04, 0.08), 20.0, 210.0, batch=1250),
+    "full": _Sizes(5000, (0.01, 0.02, 0.04, 0.08), 20.0, 200.0, batch=1250),
 }
 #: At most this many recorded values (float64) per SGNHT-THERMAL batch (every step is kept).
 _THERMAL_MAX_VALUES = 30_000_000
@@ -121,8 +126,10 @@ def check_thermal(
     ``(ξ_end − ξ_start)/t_meas``: its standard deviation is about ``√(2/n)/t_meas`` once
     ``t_meas`` exceeds ξ's correlation time, so the test's standard error is
     ``∝ 1/(t_meas √chains)`` and few long chains are cheaper than many short ones at equal
-    power (quick: 2000 chains × 20 time units; full: 1250 × 210, 5 % below the standard
-    error of the 20,000 × 50 it replaces, at 1/5 of the chain-steps).  Per h a two-sided
+    power under H0 (quick: 2000 chains × 20 time units; full: 5000 × 200, which keeps the
+    chain-time of the 20,000 × 50 it replaces, because an alternative that does not
+    telescope, such as a fixed friction, has a standard error ∝ 1/√(t_meas chains)).
+    Per h a two-sided
     :func:`decide.statistical_test` of deviation 0 whose meaningful effect is the
     fixed-friction scheme's O(h) deviation ``1/(1 − (A + B)h/2) − 1`` at that h; the
     part is their :func:`decide.all_of`.  A WLS line ``dev(h) = a + b h`` (intercept and
