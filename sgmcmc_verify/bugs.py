@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from .algorithms import Sampler
+from .estimators import _stamp_room
 
 __all__ = [
     "CATALOGUE",
@@ -248,6 +249,10 @@ def snapshot_never_refreshed(sampler: Sampler) -> Sampler:
     """SVRG/PTU whose epoch snapshot is never refreshed (the ``mod(k, K) = 0`` branch lost)."""
 
     def update(inner, problem, state, x, x_next, rand, cache):
+        if isinstance(getattr(state, "snap", None), tuple):
+            # the copied estimate still writes stamp k + 1 (PPU/TMU on a GLM): keep the
+            # stamps' type wide enough, as AGLD.update does (estimators._stamp_room)
+            state = state._replace(snap=_stamp_room(state.snap, state.k + 2))
         return state._replace(k=state.k + 1)
 
     return _est(sampler, estimate=_estimate_on_a_copy, update=update)

@@ -186,3 +186,14 @@ def test_dw_half_gradient_noise_regimes():
 def test_dw_full_profile():
     r = run_check("SGNHT-DW", check_dw, profile="full", seed=1)
     assert r.verdict in ("confirmed", "qualified"), r.reading
+
+
+def test_a_regime_cannot_ask_for_more_chains_than_the_batch_starts():
+    """A regime runs the first chains_of(key) starting points: more than ``chains`` would
+    silently run fewer chains than its exposure (and Garwood bound) counts."""
+    from sgmcmc_verify.claims.sgnht_double_well import _DWSizes
+
+    assert _DWSizes(100, 1.0, {}, 100, {"10": 40}).chains_of("10") == 40
+    for bad in (200, 0):
+        with pytest.raises(ValueError, match="regime '10'"):
+            _DWSizes(100, 1.0, {}, 100, {"10": bad})

@@ -535,12 +535,28 @@ def test_glm_tables_refresh_in_the_estimate_and_a_lost_refresh_still_freezes_the
     for sampler, frozen in ((correct, False), (bug(correct), True)):
         rng = np.random.default_rng(1)
         state = sampler.init(rng.standard_normal((50, 3)), rng)
-        table = state.est.alpha if name == "saga-ld" else state.est.snap.table
-        start = table.copy()
+        start = (state.est.alpha if name == "saga-ld" else state.est.snap.table).copy()
         for _ in range(5):
             rand, state = sampler.draw(state, rng)
             state, _ = sampler.step(state, rand)
+        # the final state's table (an implementation may replace the array, not write it)
+        table = state.est.alpha if name == "saga-ld" else state.est.snap.table
         assert np.array_equal(table, start) is frozen
+
+
+@pytest.mark.parametrize("name", ["ppu-ra", "tmu-ra"])
+def test_a_never_refreshed_snapshot_runs_past_the_uint16_stamps(name):
+    """The planted bug keeps the stamps' type wide enough for the iterations its (copied)
+    estimate writes: past k = 65,535 it runs on instead of raising OverflowError."""
+    prob = problems.linear_regression_synthetic(12, 3, seed=0)
+    sampler = bugs.snapshot_never_refreshed(make_sampler(name, prob, h=1e-3, n=4))
+    rng = np.random.default_rng(0)
+    state = sampler.init(np.zeros((3, 3)), rng)
+    state = state._replace(est=state.est._replace(k=65_533))
+    for _ in range(4):  # iterations 65,533 … 65,536
+        rand, state = sampler.draw(state, rng)
+        state, _ = sampler.step(state, rand)
+    assert state.est.k == 65_537 and np.all(np.isfinite(state.theta))
 
 
 @pytest.mark.parametrize("alg", ["saga-ld", "ppu-ra", "hsag-ra", "saga-hmc"])

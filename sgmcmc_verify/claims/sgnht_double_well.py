@@ -144,6 +144,13 @@ class _DWSizes:
     batch: int
     regime_chains: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # a regime runs theta0[:chains_of(key)]: more than ``chains`` would silently run fewer
+        # chains than its exposure (and so its Garwood bound) counts
+        for key, n in self.regime_chains.items():
+            if not 0 < n <= self.chains:
+                raise ValueError(f"regime {key!r}: {n} chains, must be in (0, {self.chains}]")
+
     def chains_of(self, key: str) -> int:
         return self.regime_chains.get(key, self.chains)
 
