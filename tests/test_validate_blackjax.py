@@ -205,3 +205,14 @@ def test_blackjax_sgnht_thermostat_settles_higher(validate):
         pred = ba.predicted_sgnht_xi_shift(h, problem)  # 0.145, 0.072
         # z-test of the shift against the prediction, two-sided α = 2.7e-3 (3 s.e.)
         assert abs(shift - pred) < 3 * se, (h, shift, se, pred)
+
+
+@pytest.mark.peers
+@pytest.mark.parametrize(("n_steps", "n_chains"), [(0, 10), (10, 0), (2.5, 10)])
+def test_no_steps_or_chains_is_a_one_line_error(n_steps, n_chains):
+    if not ba.AVAILABLE:
+        pytest.skip("blackjax not installed")
+    sample = ba.sample_function("sgld")
+    problem = targets.plan("sgld").exact_problem
+    with pytest.raises((ValueError, TypeError), match=r"n_steps|n_chains"):
+        sample(problem, 0.1, n_steps, n_chains, 0)
