@@ -632,6 +632,26 @@ class _AGLDCache(NamedTuple):
     written: bool = False  # the estimate already wrote the refreshed entries and their ages
 
 
+def _glm_block_reads(
+    problem: GLMProblem,
+    theta: np.ndarray,
+    idx: np.ndarray,
+    offsets: np.ndarray,
+    blocks: list[slice],
+) -> Iterator[tuple[slice, np.ndarray, np.ndarray, np.ndarray]]:
+    """What both GLM kernels read per block ``sl`` of chains: ``(sl, r, Zi, s)``.
+
+    ``r = idx + offsets`` are the block's :func:`flat_rows`, ``Zi = Z[idx]`` the gathered
+    rows (a fresh array the caller may overwrite), ``s = s_i(x)`` the scalars of
+    ``∇f_i(x) = s_i(x) z_i`` from :meth:`GLMProblem._scalars`, the documented hook taking
+    the gathered rows.
+    """
+    for sl in blocks:
+        i = idx[sl]
+        Zi = np.take(problem.Z, i, axis=0)
+        yield sl, i + offsets[sl], Zi, problem._scalars(Zi, theta[sl], i)
+
+
 def _table_glm_blocks(
     problem: GLMProblem,
     theta: np.ndarray,
@@ -666,13 +686,8 @@ def _table_glm_blocks(
     # Both sums of a block in one (2, n) @ (n, d) product per chain.
     w = np.ones((blocks[0].stop - blocks[0].start, 2, n))
     sums = np.empty((w.shape[0], 2, d))
-    for sl in blocks:
-        i = idx[sl]
-        r = i + offsets[sl]  # flat_rows of the block
-        m = i.shape[0]
-        Zi = np.take(problem.Z, i, axis=0)
-        # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
-        s = problem._scalars(Zi, theta[sl], i)
+    for sl, r, Zi, s in _glm_block_reads(problem, theta, idx, offsets, blocks):
+        m = r.shape[0]
         diff = take_rows(items, r)
         new = np.multiply(s[..., None], Zi, out=Zi)
         if k is not None:
@@ -711,13 +726,8 @@ def _scalar_glm_blocks(
     blocks = chain_blocks(chains, n * d * 4)
     w = np.empty((blocks[0].stop - blocks[0].start, 2, n))
     sums = np.empty((w.shape[0], 2, d))
-    for sl in blocks:
-        i = idx[sl]
-        r = i + offsets[sl]  # flat_rows of the block
-        m = i.shape[0]
-        Zi = np.take(problem.Z, i, axis=0)
-        # GLMProblem._scalars is the documented hook taking the gathered rows Z[idx].
-        s = problem._scalars(Zi, theta[sl], i)
+    for sl, r, Zi, s in _glm_block_reads(problem, theta, idx, offsets, blocks):
+        m = r.shape[0]
         ds = np.subtract(s, np.take(flat, r), out=w[:m, 0])
         if k is not None:
             np.put(flat, r, s)
