@@ -53,6 +53,20 @@ def as_theta(theta: np.ndarray, d: int) -> np.ndarray:
     return arr
 
 
+def sample_arguments(
+    h: float, n_steps: int, n_chains: int, seed: int
+) -> tuple[float, int, int, int]:
+    """The arguments of a ``sample(problem, h, n_steps, n_chains, seed)`` function, checked:
+    ``h`` finite and > 0, ``n_steps`` and ``n_chains`` integers ≥ 1, ``seed`` an integer ≥ 0
+    (one-line ``ValueError``/``TypeError`` otherwise; the peer adapters share it)."""
+    return (
+        positive("h", h),
+        positive_int("n_steps", n_steps),
+        positive_int("n_chains", n_chains),
+        positive_int("seed", seed, minimum=0),
+    )
+
+
 def finite_array(name: str, arr: np.ndarray) -> np.ndarray:
     """Raise if ``arr`` holds NaN or inf."""
     arr = np.asarray(arr, dtype=np.float64)

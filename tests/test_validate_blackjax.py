@@ -208,11 +208,22 @@ def test_blackjax_sgnht_thermostat_settles_higher(validate):
 
 
 @pytest.mark.peers
-@pytest.mark.parametrize(("n_steps", "n_chains"), [(0, 10), (10, 0), (2.5, 10)])
-def test_no_steps_or_chains_is_a_one_line_error(n_steps, n_chains):
+@pytest.mark.parametrize(
+    ("h", "n_steps", "n_chains", "seed", "what"),
+    [
+        (0.1, 0, 10, 0, "n_steps"),
+        (0.1, 10, 0, 0, "n_chains"),
+        (0.1, 2.5, 10, 0, "n_steps"),
+        (math.nan, 10, 10, 0, "h"),
+        (-0.1, 10, 10, 0, "h"),
+        (0.0, 10, 10, 0, "h"),
+        (0.1, 10, 10, -1, "seed"),
+    ],
+)
+def test_garbage_sample_arguments_are_one_line_errors(h, n_steps, n_chains, seed, what):
     if not ba.AVAILABLE:
         pytest.skip("blackjax not installed")
     sample = ba.sample_function("sgld")
     problem = targets.plan("sgld").exact_problem
-    with pytest.raises((ValueError, TypeError), match=r"n_steps|n_chains"):
-        sample(problem, 0.1, n_steps, n_chains, 0)
+    with pytest.raises((ValueError, TypeError), match=rf"^{what} must"):
+        sample(problem, h, n_steps, n_chains, seed)

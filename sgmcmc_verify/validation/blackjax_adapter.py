@@ -146,7 +146,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import positive_int
+from .._validation import sample_arguments
 from ..problems.base import Problem
 from ..problems.gaussian import GaussianQuadratic
 from . import targets
@@ -534,8 +534,7 @@ def sample_function(
     def sample(
         problem: Problem, h: float, n_steps: int, n_chains: int, seed: int
     ) -> dict[str, np.ndarray]:
-        # a one-line error for no steps or chains (the chunked scan would fail on an index)
-        n_steps, n_chains = positive_int("n_steps", n_steps), positive_int("n_chains", n_chains)
+        h, n_steps, n_chains, seed = sample_arguments(h, n_steps, n_chains, seed)
         bj = blackjax_parameters(kernel, algorithm, full_params, h)
         data = tuple(jnp.asarray(a) for a in _jax_data(problem))
         N, d = problem.N, problem.d

@@ -136,6 +136,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import sample_arguments
 from ..problems.base import Problem
 from ..problems.gaussian import GaussianQuadratic
 from . import blackjax_adapter, targets
@@ -354,6 +355,7 @@ def sample_function(
     def sample(
         problem: Problem, h: float, n_steps: int, n_chains: int, seed: int
     ) -> dict[str, np.ndarray]:
+        h, n_steps, n_chains, seed = sample_arguments(h, n_steps, n_chains, seed)
         N, d = problem.N, problem.d
         q = posteriors_parameters(kernel, algorithm, full_params, h, N, convention)
         with _torch_settings(torch, seed):
