@@ -764,3 +764,20 @@ def test_report_workers_get_one_blas_thread():
                          check=True).stdout  # fmt: skip
     sizes = json.loads(out)
     assert sizes and all(n == 1 for n in sizes), sizes  # numpy's BLAS was found and limited
+
+
+def test_report_with_workers_limits_blas_before_forking(tmp_path, monkeypatch):
+    """``report --jobs 2`` calls one_blas_thread once, in the parent, before its workers
+    start; ``--jobs 1`` (claims in this process, BLAS free to use both cores) does not."""
+    calls = []
+    monkeypatch.setattr(cli, "one_blas_thread", lambda: calls.append(os.getpid()))
+    assert (
+        cli.main(["report", "--claims", "AGLD-MEM", "--jobs", "2", "--out", str(tmp_path / "a")])
+        == 0
+    )
+    assert calls == [os.getpid()]
+    assert (
+        cli.main(["report", "--claims", "AGLD-MEM", "--jobs", "1", "--out", str(tmp_path / "b")])
+        == 0
+    )
+    assert calls == [os.getpid()]
