@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._rowsum import sum_last
 from ._validation import as_theta, choice, finite_array, positive, positive_int
 from .algorithms import Sampler
 from .estimators import FullGradient, InjectedNoise
@@ -301,4 +302,4 @@ def _observable(name: str, sampler: Any, state: Any, info: Any) -> np.ndarray:
             return state.Xi
         return integ.thermostat(state) if hasattr(integ, "thermostat") else state.xi
     p = integ.momentum(state) if hasattr(integ, "momentum") else state.p
-    return p if name == "p" else 0.5 * np.sum(p * p, axis=1)
+    return p if name == "p" else 0.5 * sum_last(p * p)

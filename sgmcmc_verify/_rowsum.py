@@ -1,0 +1,46 @@
+"""Sums over a short last axis, with numpy's bits and without its reduction overhead.
+
+The samplers' per-step reductions are over a state's ``d`` coordinates: ``|p|²`` in the
+thermostat updates (SGNHT Alg. 1 line 5) and the recorded kinetic energy, with
+``d`` = 1–10 and thousands of chains.  ``x.sum(axis=-1)`` on a (chains, d) array runs
+numpy's reduction machinery once per row: at d = 2 it costs 14–60 µs for 1000–5000
+chains, where adding the d columns costs 1.6–4.7 µs (measured on the 2-core CI
+machine).  The column adds give the **same bits**: numpy sums a row of fewer than 8
+elements left to right (its pairwise summation only splits blocks of ≥ 8), and so do
+they.  At d ≥ 8 numpy's unrolled partial sums take over, so the reduction is kept there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["sum_last"]
+
+#: Below this length numpy's float sum of a row is a left-to-right loop (pairwise_sum in
+#: numpy/_core/src/umath/loops_utils.h.src sums n < 8 sequentially).
+_SEQUENTIAL = 8
+
+
+def sum_last(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=-1)`` for a float array, bit for bit, faster when the last axis is short.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (..., d)
+
+    Returns
+    -------
+    ndarray, shape (...)
+        The sum over the last axis: the same bits as ``x.sum(axis=-1)`` (a sum of an
+        empty axis is 0).
+    """
+    d = x.shape[-1]
+    if d >= _SEQUENTIAL or d == 0 or x.dtype != np.float64:
+        return x.sum(axis=-1)
+    if d == 1:
+        # numpy adds the one element to 0.0: the same value, and −0.0 becomes +0.0
+        return x[..., 0] + 0.0
+    acc = x[..., 0] + x[..., 1]
+    for j in range(2, d):
+        acc += x[..., j]
+    return acc
