@@ -55,8 +55,9 @@ def test_switch_counter_keeps_chains_apart(rows):
     assert got.tolist() == want
 
 
-def test_histogram_rows_equal_a_search_over_the_edges():
-    # values on every edge, one ulp either side, outside the range, NaN and random ones
+def test_histogram_total_equals_a_search_over_the_edges():
+    # values on every edge (the last one too: the last bin is half-open like the others),
+    # one ulp either side, outside the range, ±inf, NaN and random ones
     edges = sgnht_double_well._DW_EDGES
     rng = np.random.default_rng(7)
     th = np.stack(
@@ -68,11 +69,12 @@ def test_histogram_rows_equal_a_search_over_the_edges():
             rng.standard_normal(len(edges)) * 3,
         ]
     )
-    got = sgnht_double_well._hist_rows(th, edges)
-    for row, counts in zip(th, got, strict=True):
-        idx = np.searchsorted(edges, row[~np.isnan(row)], side="right") - 1
-        want = np.bincount(idx[(idx >= 0) & (idx < len(edges) - 1)], minlength=len(edges) - 1)
-        assert counts.tolist() == want.tolist()
+    got = sgnht_double_well._hist_total(th, edges)
+    flat = th[~np.isnan(th)]
+    idx = np.searchsorted(edges, flat, side="right") - 1
+    want = np.bincount(idx[(idx >= 0) & (idx < len(edges) - 1)], minlength=len(edges) - 1)
+    assert got.shape == (1, len(edges) - 1)
+    assert got[0].tolist() == want.tolist()
 
 
 def test_dw_regime_chains_set_each_regime_s_exposure(monkeypatch):

@@ -293,7 +293,7 @@ def check_dw(
                 "K": ke.mean(axis=1),
                 "K_drift": ke[:, half:].mean(axis=1) - ke[:, :half].mean(axis=1),
                 "switches": _switches(th, _LEFT_CORE, _RIGHT_CORE),
-                "hist": _hist_rows(th, _DW_EDGES),
+                "hist": _hist_total(th, _DW_EDGES),
                 "n_draws": np.full(th.shape[0], th.shape[1]),
             }
             if sgnht:
@@ -377,23 +377,19 @@ def check_dw(
 _DW_EDGES = np.linspace(-6.0, 5.0, 89)
 
 
-def _hist_rows(th: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Per-row counts of ``th`` in the bins ``[edges[i], edges[i+1])`` of equally spaced
-    ``edges`` (values outside ``[edges[0], edges[-1])`` are dropped).
+def _hist_total(th: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Counts of all of ``th`` in the bins ``[edges[i], edges[i+1])`` (values outside
+    ``[edges[0], edges[-1])`` and NaN are dropped), shape ``(1, len(edges) − 1)``.
 
-    The bin is computed arithmetically, then moved by one where rounding put ``th`` on the
-    wrong side of an edge (compared with the edges themselves), so the counts equal
-    :func:`numpy.searchsorted`'s; the out-of-range values go to an extra column that is
-    dropped.  Half the cost of a search over the 88 edges on a full batch.
+    :func:`numpy.histogram` with the edges themselves (its counts equal a search over the
+    edges), whose last bin is closed: the draws equal to ``edges[-1]`` are taken out of it.
+    Only the sum over chains is used (the SGNHT-DW figure); per-chain counts took 1.4 s
+    per full-profile batch of 4000 × 4000 draws, this 0.08 s (measured).  The leading axis
+    of one row lets :func:`_run_batches` concatenate the batches' totals.
     """
-    nb = len(edges) - 1
-    k = np.floor((th - edges[0]) / ((edges[-1] - edges[0]) / nb))
-    kc = np.clip(np.nan_to_num(k, nan=nb), 0, nb).astype(np.intp)  # a NaN draw is dropped
-    kc = kc - (th < edges[kc]) + ((kc < nb) & (th >= edges[np.minimum(kc + 1, nb)]))
-    kc = np.where((kc >= 0) & (kc < nb), kc, nb)
-    flat = (kc + np.arange(th.shape[0])[:, None] * (nb + 1)).ravel()
-    counts = np.bincount(flat, minlength=th.shape[0] * (nb + 1))
-    return counts.reshape(th.shape[0], nb + 1)[:, :nb]
+    counts, _ = np.histogram(th, edges)
+    counts[-1] -= np.count_nonzero(th == edges[-1])
+    return counts[None, :]
 
 
 def _dw_figure(problem: DoubleWell, stats: dict[str, dict[str, np.ndarray]]) -> dict[str, Any]:
