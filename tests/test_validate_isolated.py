@@ -69,15 +69,35 @@ def test_a_call_that_never_returns_is_killed_with_its_process(tmp_path):
 
 def test_a_process_that_stops_itself_is_killed_by_the_parent_watchdog(tmp_path):
     # SIGSTOP freezes the whole child (its own timeout thread too): only the parent's
-    # watchdog (no message for timeout + slack seconds) can end it.  The slack must also
-    # cover the gap between the child's "loaded" and its first call: 11 ms of harness work
-    # on a quiet machine, but 5 s did not cover it once in a CI run with both cores busy
-    # (the child was killed before the step ran: "sent nothing for 5.5 s"), so 15 s.
+    # watchdog (a call not returned after timeout + grace seconds) can end it.  The grace
+    # runs from the child's "call" message only: the harness's work before the call has
+    # its own allowance (slack, 120 s by default), which a busy CI machine once exceeded
+    # when one allowance covered both (5.5 s: the child was killed before its step ran).
     pidfile = tmp_path / "pid"
     target = _module(tmp_path, f"open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
                                "os.kill(os.getpid(), signal.SIGSTOP)")  # fmt: skip
-    with pytest.raises(ImplementationError, match=r"did not return within 15\.5 s .*killed"):
-        validate_isolated(target, "sgld", mode="step", timeout=0.5, slack=15.0)
+    with pytest.raises(ImplementationError, match=r"did not return within 2\.5 s .*killed"):
+        validate_isolated(target, "sgld", mode="step", timeout=0.5, grace=2.0)
+    assert _gone(int(pidfile.read_text()))
+
+
+def test_a_child_silent_between_calls_is_killed_after_the_slack(tmp_path):
+    # the step returns an object whose conversion to an array stops the process: the
+    # conversion is the harness's work after the call returned ("returned" was sent), so
+    # the child is frozen between calls and only the slack allowance can end it
+    pidfile = tmp_path / "pid"
+    path = tmp_path / "stopper.py"
+    path.write_text(
+        "import os, signal\n"
+        "class Stopper:\n"
+        "    def __array__(self, dtype=None, copy=None):\n"
+        "        os.kill(os.getpid(), signal.SIGSTOP)\n"
+        "def step(state, *, h, noise, indices, problem, randomness=None):\n"
+        f"    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        "    return {'theta': Stopper()}\n"
+    )
+    with pytest.raises(ImplementationError, match=r"sent nothing for 1 s between calls.*killed"):
+        validate_isolated(f"{path}:step", "sgld", mode="step", timeout=60.0, slack=1.0)
     assert _gone(int(pidfile.read_text()))
 
 
@@ -125,6 +145,8 @@ def test_the_cli_exit_codes_through_the_child(tmp_path, capsys):
         ({"timeout": -1.0}, "timeout must be a positive"),
         ({"timeout": 0}, "timeout must be a positive"),
         ({"slack": math.inf}, "slack must be a positive"),
+        ({"grace": 0.0}, "grace must be a positive"),
+        ({"grace": math.nan}, "grace must be a positive"),
     ],
 )
 def test_garbage_arguments_are_refused_before_a_child_starts(tmp_path, kwargs, fragment):

@@ -15,8 +15,10 @@ validation in a child process instead:
   process group also stops any process the user's code started; messages come back on a
   pipe of their own, so the user's prints cannot corrupt them;
 * before and after each call of the user's function the child sends a heartbeat; the
-  parent kills the child when no message arrives for ``timeout + slack`` seconds (a
-  call that never returns, even one that never releases the GIL);
+  parent kills the child when a call has not returned after ``timeout + grace`` seconds
+  (a call that never returns, even one that never releases the GIL or stops its whole
+  process), or when nothing arrives for ``slack`` seconds between calls (the harness's
+  own work);
 * the child sends the :class:`~sgmcmc_verify.validation.report.ValidationReport` and
   leaves with ``os._exit``, so threads the user's code left running cannot keep it
   alive; a child that dies without a report is an :class:`ImplementationError` with its
@@ -48,12 +50,16 @@ from typing import Any
 from .core import ImplementationError, validate
 from .report import ValidationReport
 
-__all__ = ["SLACK", "STARTUP", "load_function", "validate_isolated"]
+__all__ = ["GRACE", "SLACK", "STARTUP", "load_function", "validate_isolated"]
 
-#: Seconds allowed, beyond the per-call timeout, between two messages from the child: the
-#: harness's own analysis between calls (exact laws, diagnosis: seconds in the quick
-#: profile).
+#: Seconds allowed between two messages from the child outside a call of the user's
+#: function: the harness's own work between calls (exact laws, diagnosis: seconds in the
+#: quick profile, more on a loaded machine).
 SLACK = 120.0
+#: Seconds allowed beyond the per-call timeout for a call's "returned" message: the child's
+#: own timeout ends a hung call at ``timeout`` and reports it; only a child that cannot
+#: (stopped, or stuck without releasing the GIL) needs the parent's watchdog.
+GRACE = 30.0
 #: Seconds allowed for the child to start and import the user's module (numpy, this
 #: package, and whatever the module imports: JAX or PyTorch take seconds).
 STARTUP = 300.0
@@ -178,6 +184,7 @@ def validate_isolated(
     *,
     timeout: float | None = 120.0,
     slack: float = SLACK,
+    grace: float = GRACE,
     **kwargs: Any,
 ) -> ValidationReport:
     """:func:`~sgmcmc_verify.validation.core.validate` of ``target`` in a killable child.
@@ -192,8 +199,11 @@ def validate_isolated(
     timeout : float or None
         Per-call timeout of the user's function, in seconds (``None``: no limit).
     slack : float
-        Seconds allowed beyond ``timeout`` between two messages of the child
-        (:data:`SLACK`).
+        Seconds allowed between two messages of the child outside a call of the user's
+        function (:data:`SLACK`).
+    grace : float
+        Seconds allowed beyond ``timeout`` for a call to return (:data:`GRACE`): the
+        parent kills the child after ``timeout + grace`` seconds in one call.
     **kwargs
         Every other keyword of ``validate`` (mode, params, profile, seed, hs, …).
 
@@ -214,8 +224,9 @@ def validate_isolated(
         raise ValueError(f"target must be a 'MODULE:FUNCTION' string, got {type(target).__name__}")
     if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
-    if not (isinstance(slack, int | float) and 0 < slack < math.inf):
-        raise ValueError(f"slack must be a positive number of seconds, got {slack!r}")
+    for name, value in (("slack", slack), ("grace", grace)):
+        if not (isinstance(value, int | float) and 0 < value < math.inf):
+            raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
     r, w = os.pipe()
     job = pickle.dumps((target, os.getcwd(), algorithm, {"timeout": timeout, **kwargs}))
     code = "from sgmcmc_verify.validation.isolated import _child_main; _child_main()"
@@ -233,7 +244,7 @@ def validate_isolated(
         proc.stdin.close()
     except BrokenPipeError:  # the child died at start: reported below from its exit code
         pass
-    limit = (timeout if timeout is not None else float("inf")) + slack
+    call_limit = (timeout if timeout is not None else float("inf")) + grace
     started = in_call = False
     try:
         deadline = time.monotonic() + STARTUP
@@ -243,9 +254,13 @@ def validate_isolated(
                 _kill_group(proc)
                 if not started:
                     what = f"did not start (import {target!r}) within {STARTUP:g} s"
+                elif in_call:
+                    what = (
+                        f"did not return within {call_limit:g} s "
+                        f"(per-call timeout {timeout} s + {grace:g} s)"
+                    )
                 else:
-                    what = "did not return within" if in_call else "sent nothing for"
-                    what += f" {limit:g} s (per-call timeout {timeout} s + {slack:g} s)"
+                    what = f"sent nothing for {slack:g} s between calls"
                 raise ImplementationError(f"{what}; its process was killed")
             try:
                 ready = parent.poll(min(left, 1.0))
@@ -259,7 +274,7 @@ def validate_isolated(
             kind, value = msg
             if kind in ("loaded", "call", "returned"):
                 started, in_call = True, kind == "call"
-                deadline = time.monotonic() + limit
+                deadline = time.monotonic() + (call_limit if in_call else slack)
                 continue
             if kind == "report":
                 return value
