@@ -5,8 +5,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from sgmcmc_verify import bugs, integrators, registry
-from sgmcmc_verify.claims import _inv_exact, check, cross, decide
+from sgmcmc_verify import bugs, driver, integrators, registry
+from sgmcmc_verify.claims import _coupled, _inv_exact, check, cross, decide
+from sgmcmc_verify.exact import linear
 
 THERMOSTATS = tuple(registry.names("thermostat"))
 #: Algorithms without an exact discrete law: their X-ORDER rows are Monte Carlo.
@@ -372,3 +373,116 @@ def test_order_full_profile_meets_the_half_width_target():
     widths = r.params["mc_half_widths"]
     assert set(widths) == NO_EXACT_LAW
     assert max(widths.values()) <= cross.HALF_WIDTH_TARGET, widths
+
+
+# -- X-ORDER's coupled control variate (claims/_coupled.py) ---------------------------------
+
+
+def _p4():
+    return cross.gaussian_differing(**cross._P4)
+
+
+def _target_draws(problem, chains, seed):
+    return cross._gaussian_draws(problem, chains, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize(("name", "params"), [("lmc", {}), ("uld-em", {"p0": "normal"})])
+def test_coupled_difference_is_exactly_zero_when_the_scheme_is_its_base(name, params):
+    """The base takes the scheme's noise, θ₀ and p₀: run against itself the two chains are
+    one chain, bit for bit."""
+    prob = _p4()
+    scheme = registry.make_sampler(name, prob, h=0.1, **params)
+    base = registry.make_sampler(name, prob, h=0.1)  # p0 = "zeros": p is the scheme's
+    v, vb = _coupled.quadratic_form_averages(
+        scheme, base, n_steps=60, burn_in=10, seed=3, theta0=_target_draws(prob, 50, 4)
+    )
+    assert np.array_equal(v, vb)
+    assert np.ptp(v) > 0.1  # the chains did move
+
+
+def test_quadratic_form_averages_are_the_drivers_chains():
+    """Without a base the loop is the driver's (same seed, same draws): its time average of
+    (θ − μ)ᵀΛ(θ − μ)/d equals the one from the driver's per-chain moments E θ, E θθᵀ to
+    rounding, on the correlated 2-D problem (Λ with off-diagonal terms) and a thermostat."""
+    prob = cross._P2
+    theta0 = _target_draws(prob, 40, 1)
+    sampler = registry.make_sampler("sgnht", prob, h=0.08, gradient="full")
+    v, vb = _coupled.quadratic_form_averages(
+        sampler, n_steps=300, burn_in=50, seed=7, theta0=theta0
+    )
+    assert vb is None
+    sampler = registry.make_sampler("sgnht", prob, h=0.08, gradient="full")
+    res = driver.run_sampler(
+        sampler, n_steps=300, chains=40, seed=7, theta0=theta0, burn_in=50, keep="moments"
+    )
+    lam = np.linalg.inv(prob.exact["cov"].value)
+    m, S = res.moments["mean"], res.moments["second"]  # μ = 0 on this problem
+    assert not prob.exact["mean"].value.any()
+    expected = np.einsum("cij,ij->c", S, lam) / prob.d
+    np.testing.assert_allclose(v, expected, rtol=1e-13)
+    assert np.abs(m).max() > 0  # a real run
+
+
+def test_base_window_mean_is_exact():
+    """LMC on a 1-D Gaussian (curvature a) started from the target: Var θ_k =
+    v∞ + (1 − ha)^{2k}(1/a − v∞) with v∞ = 1/(a(1 − ha/2)), a geometric sum; and after a
+    long burn-in the window mean is the Lyapunov solve's stationary value (linear)."""
+    prob = _p4()
+    a = float(np.linalg.inv(prob.exact["cov"].value)[0, 0])
+    h, burn, n = 0.2, 3, 40
+    r = (1 - h * a) ** 2
+    v_inf = 1 / (a * (1 - h * a / 2))
+    k = np.arange(burn + 1, n + 1)
+    expected = float(np.mean(a * (v_inf + r**k * (1 / a - v_inf)))) - 1.0
+    got = _coupled.base_window_mean("lmc", prob, h, n_steps=n, burn_in=burn, momentum_start=False)
+    assert got == pytest.approx(expected, rel=1e-12)
+    var = float(prob.exact["cov"].value[0, 0])
+    for scheme, alg, mom in (("lmc", "lmc", False), ("uld-em", "uld-em", True)):
+        stationary = float(linear.algorithm_moments(alg, prob, 0.1).theta_cov[0, 0]) / var - 1
+        params = {"gamma": 1.0} if mom else None
+        long = _coupled.base_window_mean(
+            scheme, prob, 0.1, n_steps=6000, burn_in=5000, momentum_start=mom, params=params
+        )
+        assert long == pytest.approx(stationary, rel=1e-10)
+
+
+def test_control_variate_estimate_is_unbiased_on_a_known_case():
+    """SGLD (one index, with replacement) on identical curvatures is linear with
+    state-independent gradient noise, so its window mean is exact (the affine map with
+    S = (N²/n) Cov ∇f_I).  Coupled to LMC, the control-variate mean agrees with it
+    (two-sided z-test, α = 1e-3: |z| < 3.29) with a smaller per-chain variance."""
+    prob = cross.gaussian_identical(**cross._PI)
+    h, burn, n, chains = 0.1, 50, 250, 2000
+    S = prob.minibatch_noise_cov(np.zeros((1, prob.d)), 1)[0]
+    exact = _coupled.base_window_mean(
+        "sgld", prob, h, n_steps=n, burn_in=burn, momentum_start=False, noise_cov=S
+    )
+    exact_lmc = _coupled.base_window_mean("lmc", prob, h, n_steps=n, burn_in=burn,
+                                          momentum_start=False)  # fmt: skip
+    v, vb = _coupled.quadratic_form_averages(
+        registry.make_sampler("sgld", prob, h=h, n=1),
+        registry.make_sampler("lmc", prob, h=h),
+        n_steps=n,
+        burn_in=burn,
+        seed=11,
+        theta0=_target_draws(prob, chains, 12),
+    )
+    cv = v - vb + exact_lmc
+    z = (cv.mean() - exact) / (cv.std(ddof=1) / np.sqrt(chains))
+    assert abs(z) < 3.29, z
+    assert abs(exact - exact_lmc) > 10 * cv.std(ddof=1) / np.sqrt(chains)  # noise term seen
+    assert np.var(cv) < np.var(v) / 2
+
+
+def test_mc_order_ewsg_row_catches_a_bug_the_base_does_not_share():
+    """The base is built by the registry, not by ``make``: EWSG-LMC with its injected noise
+    scaled by 1/√2 (half the variance) sits at temperature 1/2, an O(1) bias of
+    E θᵀΛθ/d (−1/2) that the coupled difference carries in full; order ≈ 0, refuted at the
+    row's α (the unbroken row is confirmed in the quick profile)."""
+    parts, _ = cross.check_order(seed=0, make=_broken(bugs.half_noise, "ewsg-lmc"),
+                                 names=["ewsg-lmc"])  # fmt: skip
+    (mc,) = [p for p in parts if p.name == "gradient noise (Monte Carlo)"]
+    assert mc.verdict == "refuted"
+    (row,) = mc.measured["table"].value
+    assert row["ci"][1] < 0.5
+    assert "control variate" in row["note"]
