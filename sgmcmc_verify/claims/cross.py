@@ -1037,14 +1037,14 @@ def _mc_rows(specs, profile, seed, make, alpha) -> tuple[list[dict], list[dict]]
                     seed=s,
                     theta0=theta0,
                 )
-                vals[:, j] = v - 1.0
-                if vb is not None:
+                if vb is None:
+                    vals[:, j] = v - 1.0
+                else:  # base_window_mean is E v_base − 1: the sum estimates E v_EWSG − 1
                     exact = base_window_mean(b_name, problem, h, n_steps=n_steps,
                                              burn_in=n_burn, momentum_start=b_mom,
                                              params=b_params)  # fmt: skip
-                    cv = v - vb + exact
-                    ratios.append(float(np.var(v) / np.var(cv)))
-                    vals[:, j] = cv
+                    vals[:, j] = v - vb + exact
+                    ratios.append(float(np.var(v) / np.var(vals[:, j])))
         fit = _fit_mc(hs, vals, alpha)
         mc = (
             f"{chains} chains × {t_meas:g} time units after {t_burn:g}, started from exact "
