@@ -608,6 +608,12 @@ def make_sampler(name: str, problem: Problem, *, h: float, **params: Any) -> Sam
     Unknown parameter names and invalid values raise ``ValueError`` before any work.
     """
     spec = get(name)
+    if not isinstance(problem, Problem):
+        # anything else fails later inside a builder with an AttributeError
+        raise TypeError(
+            f"problem must be a sgmcmc_verify Problem (e.g. sgmcmc_verify.problems.get(...)), "
+            f"got {type(problem).__name__}"
+        )
     h = positive("h", h)
     unknown = set(params) - set(spec.params)
     if unknown:

@@ -168,6 +168,12 @@ def test_unknown_algorithm_name_suggests_the_nearest():
         sv.run("sgdl", problems.gaussian_identical(4, 1), h=0.1, n_steps=2)
 
 
+def test_a_problem_that_is_not_a_problem_is_a_one_line_type_error():
+    for garbage in (None, "gaussian", {"N": 4, "d": 2}):
+        with pytest.raises(TypeError, match="problem must be a sgmcmc_verify Problem"):
+            registry.make_sampler("sgld", garbage, h=0.1)
+
+
 def test_problem_rejects_shape_mismatch_and_bad_indices():
     prob = problems.gaussian_identical(4, 2)
     with pytest.raises(ValueError, match="shape \\(chains, 2\\)"):
