@@ -20,10 +20,11 @@ integrators never need to know which one they are given:
 The prior gradient ``∇U_0`` is always evaluated exactly (see
 :mod:`sgmcmc_verify.problems.base`).  Estimators holding an ``(chains, N, d)``
 table update it in place: the state passed to :meth:`update` is consumed, to
-avoid copying O(chains·N·d) numbers every step.  On a :class:`GLMProblem`, SAGA and
-the AGLD tables refreshed at every batch entry (PPU, TMU) already write the refreshed
-entries during :meth:`estimate`, block by block while the rows are in the cache; the
-state is then consumed by the estimate, and :meth:`update` does the rest.
+avoid copying O(chains·N·d) numbers every step.  The AGLD tables refreshed at every
+batch entry (PPU, TMU), and SAGA on a :class:`GLMProblem`, already write the refreshed
+entries during :meth:`estimate`, right after reading them, while the rows are in the
+cache (on a GLM block by block); the state is then consumed by the estimate, and
+:meth:`update` does the rest.
 """
 
 from __future__ import annotations
@@ -115,6 +116,18 @@ def first_occurrence(idx: np.ndarray) -> np.ndarray:
 
 #: Batch size above which :func:`first_occurrence` sorts instead of comparing pairs.
 _PAIRWISE_MAX_B = 24
+
+
+def middle_sum(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=1)`` of a ``(chains, b, d)`` array, bit for bit, 2–4× faster.
+
+    For a C-contiguous ``x`` with ``d ≥ 2`` numpy adds the ``b`` rows one after another
+    from 0 (its pairwise summation runs only along an inner reduced axis), and so does
+    this einsum: the same sums, checked over shapes.  Otherwise numpy's sum is used.
+    """
+    if x.ndim == 3 and x.shape[2] >= 2 and x.flags.c_contiguous:
+        return np.einsum("cbi->ci", x)
+    return x.sum(axis=1)
 
 
 def flat_rows(idx: np.ndarray, N: int) -> np.ndarray:
@@ -549,12 +562,42 @@ class AGLD:
             # (Scalar storage needs a GLM: resolved_storage checks it.)
             return self._glm_estimate(problem, theta, state, idx)
         else:
-            rows = flat_rows(idx, problem.N)
-            now = problem.component_grads(theta, idx)
-            alpha = np.take(table_rows(snap.table), rows, axis=0)
+            return self._table_estimate(problem, theta, state, idx)
         diff = np.subtract(now, alpha, out=alpha)  # α_i is not needed again: reuse its memory
-        g = problem.prior_grad(theta) + (problem.N / self.n) * diff.sum(axis=1)
+        g = problem.prior_grad(theta) + (problem.N / self.n) * middle_sum(diff)
         return g + snap.total, _AGLDCache(now, diff, None, rows)
+
+    def _table_estimate(self, problem, theta, state, idx):
+        """:meth:`estimate` for a gradient table of any problem.
+
+        When every batch entry is refreshed (PPU, TMU), the estimate also does the update,
+        as :meth:`_glm_estimate` does: ``α_i ← ∇f_i(x^{(k)})`` and the ages are written
+        right after the old entries were read, and the running total moves after the
+        estimate has read it; the cache is then empty.  These are :func:`_partial_refresh`'s
+        operations on the same arrays, so the same bits.
+        """
+        snap, N = state.snap, problem.N
+        rows = flat_rows(idx, N)
+        now = np.ascontiguousarray(problem.component_grads(theta, idx))
+        items = row_items(table_rows(snap.table))
+        alpha = take_rows(items, rows)
+        part = self.snapshot.partial(idx, N)
+        write = part is not None and bool(part.all())
+        if write:
+            # np.put of whole rows as items: 1.7× faster than the fancy assignment of the
+            # float rows (measured, 1e3 chains, n = d = 10).  Repeats write the same row.
+            np.put(items, rows, row_items(now))
+            if snap.stamp is not None:
+                table_rows(snap.stamp)[rows] = state.k
+        diff = np.subtract(now, alpha, out=alpha)  # α_i is not needed again: reuse its memory
+        g = problem.prior_grad(theta) + (N / self.n) * middle_sum(diff)
+        g += snap.total
+        if not write:
+            return g, _AGLDCache(now, diff, None, rows)
+        # Σ_i α_i moves by the refreshed entries' changes, each distinct i once.
+        dtotal = (first_occurrence(idx)[:, None, :].astype(float) @ diff)[:, 0]
+        np.add(snap.total, dtotal, out=snap.total)
+        return g, _AGLDCache(None, None, None, None, None, True)
 
     def _glm_estimate(self, problem, theta, state, idx):
         """:meth:`estimate` for a GLM's table or scalars, by blocks of chains.
@@ -786,7 +829,7 @@ def _partial_refresh(problem, snap, idx, mask, cache, k):
     if isinstance(snap, PointSnapshot):
         raise ValueError("a point snapshot cannot be partially refreshed")
     everywhere = bool(mask.all())
-    if cache.written:  # the estimate wrote the entries, ages and total (PPU/TMU on a GLM)
+    if cache.written:  # the estimate wrote the entries, ages and total (PPU/TMU)
         return snap
     if cache.dtotal is not None:
         total = snap.total + cache.dtotal
@@ -942,7 +985,7 @@ class SVRG(_UniformBatch):
 
     def estimate(self, problem, theta, state, rand, context=None):
         diff = problem.component_grads(theta, rand) - problem.component_grads(state.w, rand)
-        g = problem.prior_grad(theta) + (problem.N / self.b) * diff.sum(axis=1)
+        g = problem.prior_grad(theta) + (problem.N / self.b) * middle_sum(diff)
         return g + state.g, None
 
     def update(self, problem, state, theta, theta_new, rand, cache):
@@ -1014,7 +1057,7 @@ class SAGA(_UniformBatch):
         points = np.take(table_rows(state.alpha), rows.reshape(-1), axis=0)
         old = problem.component_grads(points, rand.reshape(-1, 1)).reshape(chains, b, -1)
         diff = np.subtract(now, old, out=old)  # ∇f_i(α^i) is not needed again
-        diff_sum = diff.sum(axis=1)
+        diff_sum = middle_sum(diff)
         dg = (once[:, None, :].astype(float) @ diff)[:, 0]
         g = problem.prior_grad(theta) + (problem.N / self.b) * diff_sum
         return g + state.g, _SAGACache(dg, rows)
@@ -1185,7 +1228,7 @@ class EWSG(_Stateless):
     def log_weights(self, problem: Problem, theta: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Normalised log ``p_i`` of eq. (4), shape (chains, N)."""
         a = self.a_scale * problem.all_component_grads(theta)  # (chains, N, d)
-        logw = -0.5 * np.sum((x + a.sum(axis=1)) ** 2, axis=1)[:, None] + 0.5 * np.sum(
+        logw = -0.5 * np.sum((x + middle_sum(a)) ** 2, axis=1)[:, None] + 0.5 * np.sum(
             (x[:, None, :] + problem.N * a) ** 2, axis=2
         )
         return logw - logsumexp(logw, axis=1, keepdims=True)
@@ -1208,12 +1251,12 @@ class EWSG(_Stateless):
         return cur
 
     def _energy(self, problem, theta, batch, x):
-        s = (problem.N / self.b) * self.a_scale * problem.component_grads(theta, batch).sum(axis=1)
+        s = (problem.N / self.b) * self.a_scale * middle_sum(problem.component_grads(theta, batch))
         return 0.5 * np.sum((x + s) ** 2, axis=1)
 
     def estimate(self, problem, theta, state, rand, context=None):
         idx = self.select(problem, theta, rand, self._x(theta, context))
-        g = problem.component_grads(theta, idx).sum(axis=1)
+        g = middle_sum(problem.component_grads(theta, idx))
         return problem.prior_grad(theta) + (problem.N / self.b) * g, idx
 
     def chosen_indices(self, rand, cache):

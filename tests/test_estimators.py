@@ -23,6 +23,7 @@ from sgmcmc_verify.estimators import (
     fill_by_chunks,
     first_occurrence,
     flat_rows,
+    middle_sum,
     row_items,
     snapshot_ages,
     table_rows,
@@ -304,6 +305,14 @@ def _regression(N=6, d=2):
     return prob, grad_f, lambda th: th / prob.tau2
 
 
+def _steps(sampler, state, rng, steps):
+    """``steps`` draws and steps of a sampler from ``state``; returns the final state."""
+    for _ in range(steps):
+        rand, state = sampler.draw(state, rng)
+        state, _ = sampler.step(state, rand)
+    return state
+
+
 def _drive(est, prob, chains, steps, seed, h=0.05):
     """Run the estimator's protocol (draw, estimate, overdamped EM step, update).
 
@@ -457,6 +466,48 @@ def test_first_occurrence_both_paths_match_the_definition():
         assert got.flags.c_contiguous
 
 
+@pytest.mark.parametrize("shape", [(1, 10, 2), (7, 10, 3), (64, 33, 10), (5, 1, 4), (9, 10, 1)])
+def test_middle_sum_is_numpys_sum_over_the_batch_bit_for_bit(shape):
+    """``middle_sum`` stands for ``x.sum(axis=1)`` in the estimators, so it must give the same
+    bits, C-contiguous or not, d = 1 (numpy's pairwise sum) included.  Terms of magnitudes
+    1e−8 … 1e8 make any other summation order round differently."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, shape)
+    strided = np.ascontiguousarray(x.transpose(1, 0, 2)).transpose(1, 0, 2)
+    for a in (x, strided):
+        np.testing.assert_array_equal(middle_sum(a), a.sum(axis=1))
+
+
+@pytest.mark.parametrize("name", ["ppu-ra", "tmu-ra"])
+def test_tables_of_any_problem_refresh_in_the_estimate_and_a_lost_refresh_freezes_them(name):
+    """PPU/TMU on a non-GLM problem: the estimate itself sets ``α_i = ∇f_i(x^{(k)})`` for the
+    batch, their ages to ``k`` and ``Σ_i α_i`` to the table's sum; the planted bug that
+    loses the refresh then leaves the table equal to the initial one, bit for bit."""
+    prob = problems.gaussian_differing(N=6, d=3, seed=0)
+    # TMU's total refresh every D = 10 steps, not the default ⌈N/n⌉ = 2: no step below has one
+    correct = make_sampler(name, prob, h=1e-2, n=4, **({"D": 10} if name == "tmu-ra" else {}))
+    rng = np.random.default_rng(2)
+    state = correct.init(rng.standard_normal((5, 3)), rng)
+    state = _steps(correct, state, rng, 2)
+    rand, state = correct.draw(state, rng)
+    est, idx, k = state.est, rand.est, state.est.k
+    x = correct.integrator.eval_point(state)
+    correct.estimator.estimate(prob, x, est, idx)
+    snap = est.snap
+    now = prob.component_grads(x, idx)
+    for c, j in np.ndindex(*idx.shape):
+        np.testing.assert_array_equal(snap.table[c, idx[c, j]], now[c, j])
+        assert snap.stamp[c, idx[c, j]] == k
+    scale = np.abs(snap.table).max()
+    assert np.abs(snap.total - snap.table.sum(axis=1)).max() <= 64 * EPS * prob.N * scale
+    for sampler, frozen in ((correct, False), (bugs.snapshot_never_refreshed(correct), True)):
+        rng = np.random.default_rng(1)
+        state = sampler.init(rng.standard_normal((5, 3)), rng)
+        start = state.est.snap.table.copy()
+        state = _steps(sampler, state, rng, 2)
+        assert np.array_equal(state.est.snap.table, start) is frozen
+
+
 def test_chain_blocks_cover_the_chains_once_in_order(monkeypatch):
     """Blocks of ``STEP_BLOCK_BYTES // bytes_per_chain`` chains (at least one), the last short."""
     monkeypatch.setattr(estimators, "STEP_BLOCK_BYTES", 100)
@@ -536,9 +587,7 @@ def test_glm_tables_refresh_in_the_estimate_and_a_lost_refresh_still_freezes_the
         rng = np.random.default_rng(1)
         state = sampler.init(rng.standard_normal((50, 3)), rng)
         start = (state.est.alpha if name == "saga-ld" else state.est.snap.table).copy()
-        for _ in range(5):
-            rand, state = sampler.draw(state, rng)
-            state, _ = sampler.step(state, rand)
+        state = _steps(sampler, state, rng, 5)
         # the final state's table (an implementation may replace the array, not write it)
         table = state.est.alpha if name == "saga-ld" else state.est.snap.table
         assert np.array_equal(table, start) is frozen
@@ -553,9 +602,7 @@ def test_a_never_refreshed_snapshot_runs_past_the_uint16_stamps(name):
     rng = np.random.default_rng(0)
     state = sampler.init(np.zeros((3, 3)), rng)
     state = state._replace(est=state.est._replace(k=65_533))
-    for _ in range(4):  # iterations 65,533 … 65,536
-        rand, state = sampler.draw(state, rng)
-        state, _ = sampler.step(state, rand)
+    state = _steps(sampler, state, rng, 4)  # iterations 65,533 … 65,536
     assert state.est.k == 65_537 and np.all(np.isfinite(state.theta))
 
 
@@ -573,9 +620,7 @@ def test_a_step_consumes_its_state_and_replays_from_a_copy(alg, glm):
     s = make_sampler(alg, prob, h=1e-2, **({"b": 2} if alg == "saga-hmc" else {"n": 2}))
     rng = np.random.default_rng(3)
     state = s.init(np.zeros((4, 3)), rng)
-    for _ in range(3):
-        rand, state = s.draw(state, rng)
-        state, _ = s.step(state, rand)
+    state = _steps(s, state, rng, 3)
     rand, state = s.draw(state, rng)
     kept = copy.deepcopy(state)
     first, _ = s.step(state, rand)

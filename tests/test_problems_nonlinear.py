@@ -257,6 +257,22 @@ def test_mixture_against_sympy_paper_form(gmm_small):
                 np.testing.assert_allclose(got_g[c, j], want_g, rtol=1e-11, atol=1e-14)
 
 
+@pytest.mark.parametrize(("d", "order"), [(3, "C"), (3, "F"), (1, "C"), (1, "F")])
+def test_mixture_gradients_are_the_printed_expression_bit_for_bit(d, order):
+    """``∇f_i(θ) = (θ − a_i tanh(a_iᵀθ))/N`` evaluated in place gives the bits of the plain
+    numpy expression, and the batch sum those of numpy's sum over the batch (memory layout
+    included: RR draws transposed, "F", batches, and for d = 1 numpy's sum follows it)."""
+    p = agld_gmm(N=20, d=d, seed=1, reference_draws=0)
+    rng = np.random.default_rng(4)
+    theta = rng.normal(0, 2, (30, d))
+    idx = np.asarray(rng.integers(0, p.N, (30, 10)), order=order)
+    a = p.centres[idx]
+    t = np.tanh(np.einsum("cbi,ci->cb", a, theta))
+    want = (theta[:, None, :] - t[..., None] * a) / p.N
+    np.testing.assert_array_equal(p.component_grads(theta, idx), want)
+    np.testing.assert_array_equal(p.component_grad_sum(theta, idx), want.sum(axis=1))
+
+
 def test_mixture_stable_far_from_origin(gmm):
     theta = np.array([1e3 * np.ones(gmm.d), -1e4 * np.ones(gmm.d)])
     assert np.all(np.isfinite(gmm.potential(theta)))

@@ -181,9 +181,28 @@ class AGLDMixture(Problem):
         )
 
     def _component_grads(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        Ai = self.centres[idx]  # (chains, b, d)
-        t = np.tanh(np.einsum("cbi,ci->cb", Ai, theta))
-        return (theta[:, None, :] - t[..., None] * Ai) / self.N
+        # (θ − a_i tanh(a_iᵀθ)) / N, each operation in place in the gathered rows a_i (a
+        # fresh array): the same operations as the expression, in the same order, so the
+        # same bits, without its three (chains, b, d) temporaries (3.6× faster measured at
+        # 1e3 chains, b = d = 10).  np.take is 3.5× faster than self.centres[idx] and
+        # gives the same array, memory layout included, except for d = 1, where indexing
+        # follows the layout of idx (RR's batches are transposed) and the sums over the
+        # batch that callers form depend on that layout.
+        g = self.centres[idx] if self.d == 1 else np.take(self.centres, idx, axis=0)
+        t = np.einsum("cbi,ci->cb", g, theta)
+        np.tanh(t, out=t)
+        np.multiply(t[..., None], g, out=g)
+        np.subtract(theta[:, None, :], g, out=g)
+        return np.divide(g, self.N, out=g)
+
+    def _component_grad_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        g = self._component_grads(theta, idx)
+        if self.d < 2:
+            return g.sum(axis=1)
+        # For d ≥ 2 numpy's sum over the middle axis adds the b rows one after another
+        # from 0, as this einsum does (the same bits, checked over shapes); the einsum is
+        # 2–4× faster.  (For d = 1 numpy's sum is pairwise, so it is kept.)
+        return np.einsum("cbi->ci", g)
 
     def _grad(self, theta: np.ndarray) -> np.ndarray:
         # ∇U = x − (1/N) Σ a_i tanh(a_iᵀx): O(N d) per chain, no (chains, N, d) array.
