@@ -367,12 +367,27 @@ def test_inv_does_not_refute_a_zero_bias_scheme(monkeypatch):
 
 @pytest.mark.slow
 def test_order_full_profile_meets_the_half_width_target():
-    """Issue 4: Monte Carlo slope CIs at most 0.15 wide (half-width) in the full profile."""
+    """Issue 4: Monte Carlo slope CIs at most 0.15 wide (half-width) in the full profile.
+
+    The rows of issue 4 meet it.  BADODAB's row (issue 11) does not: its bias is second
+    order and near the Monte Carlo floor, so its slope CI is ~0.48 wide at the full size
+    and the row is unresolved.  The claim must then say so — qualified through that row
+    alone, every other part confirmed — rather than confirm.
+    """
     r = check("X-ORDER", profile="full", seed=0)
-    assert r.verdict == "confirmed", r.reading
     widths = r.params["mc_half_widths"]
     assert set(widths) == NO_EXACT_LAW
-    assert max(widths.values()) <= cross.HALF_WIDTH_TARGET, widths
+    issue4 = {k: v for k, v in widths.items() if k != "badodab"}
+    assert max(issue4.values()) <= cross.HALF_WIDTH_TARGET, widths
+    verdicts = {p.name: p.verdict for p in r.parts}
+    others = {k: v for k, v in verdicts.items() if k != "exact gradient (Monte Carlo)"}
+    assert set(others.values()) == {"confirmed"}, verdicts
+    mc = next(p for p in r.parts if p.name == "exact gradient (Monte Carlo)")
+    if widths["badodab"] > cross.HALF_WIDTH_TARGET:
+        assert r.verdict == "qualified" and mc.verdict == "qualified", r.reading
+        assert "badodab: qualified" in mc.reading, mc.reading
+    else:
+        assert r.verdict == "confirmed", r.reading
 
 
 # -- X-ORDER's coupled control variate (claims/_coupled.py) ---------------------------------
