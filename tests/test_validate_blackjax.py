@@ -113,6 +113,17 @@ def test_compiled_chunks_give_the_one_scan_draws(validate, monkeypatch):
 
 
 @pytest.mark.peers
+def test_the_compiled_runs_are_reused_and_their_number_is_bounded(validate):
+    # the same configuration gets the same runner (jax.jit compiles lazily, so making one
+    # for a new shape costs no compilation); the cache is an LRU of RUN_CACHE_SIZE runners
+    # (an unbounded one reports maxsize None), so a long-lived process cannot grow it forever
+    assert ba._compiled_run.cache_info().maxsize == ba.RUN_CACHE_SIZE
+    key = ("sgld", "minibatch", 2, 1, 4, 2, 8, 10)
+    first = ba._compiled_run(key)
+    assert ba._compiled_run(key) is first
+
+
+@pytest.mark.peers
 def test_blackjax_sgld_passes(validate):
     """blackjax.sgld with ε = h is AGLD eq. (4)'s SGLD: the exact discrete law at every h."""
     rep = validate(ba.sample_function("sgld"), "sgld", profile="quick")

@@ -139,6 +139,7 @@ Everything blackjax is imported lazily, inside :func:`sample_function`.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 from collections.abc import Callable, Mapping
@@ -385,10 +386,13 @@ def _jax_data(problem: Problem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 #: a validation compiles one scan per kernel and configuration, reused for every h.
 _CHUNK = 10
 
-#: Compiled chunk runners, by (kernel, gradient, batch, L, N, d, chains, steps).
-_RUNS: dict[tuple[Any, ...], Callable[..., Any]] = {}
+#: Compiled chunk runners kept, by (kernel, gradient, batch, L, N, d, chains, steps): the
+#: least recently used is dropped beyond this many (each holds compiled XLA code; a
+#: long-lived process validating many problem shapes would otherwise grow without bound).
+RUN_CACHE_SIZE = 64
 
 
+@functools.lru_cache(maxsize=RUN_CACHE_SIZE)
 def _compiled_run(static: tuple[Any, ...]) -> Callable[..., Any]:
     """A jitted ``run(keys, state, data, coef) -> (state, records)`` for ``static``.
 
@@ -398,8 +402,6 @@ def _compiled_run(static: tuple[Any, ...]) -> Callable[..., Any]:
     sd of the injected gradient noise)``; both are traced, so the compiled scan serves
     every step size and problem of these shapes (compiling took ≈ 0.8-1.8 s a call).
     """
-    if static in _RUNS:
-        return _RUNS[static]
     import blackjax
     import jax
     import jax.numpy as jnp
@@ -478,8 +480,7 @@ def _compiled_run(static: tuple[Any, ...]) -> Callable[..., Any]:
 
         return jax.lax.scan(body, state, keys)
 
-    _RUNS[static] = jax.jit(run)
-    return _RUNS[static]
+    return jax.jit(run)
 
 
 def sample_function(
