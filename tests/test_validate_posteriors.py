@@ -115,7 +115,8 @@ def validate():
 def _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed):
     """The plainest way to drive posteriors: one ``vmap`` call per step, each chain's
     ``log_posterior`` summing its minibatch datum by datum (AGLD eq. (4)), the draws
-    (indices, then the kernel's noise) from one seeded global generator."""
+    (indices, then the kernel's noise) from one seeded global generator; lmc and uld-em's
+    full gradient sums every datum (N/N = 1) and draws no indices."""
     from torch.func import vmap
 
     torch, posteriors = pa._import()
@@ -127,9 +128,9 @@ def _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed):
         n = q["batch"]
 
         def log_posterior(theta, batch):
-            c, P = batch  # this chain's n data
+            c, P = batch  # this chain's n data (all N for the full gradient)
             r0, r = theta - m0, theta - c
-            U = 0.5 * r0 @ L0 @ r0 + N / n * 0.5 * torch.einsum("ki,kij,kj->", r, P, r)
+            U = 0.5 * r0 @ L0 @ r0 + N / c.shape[0] * 0.5 * torch.einsum("ki,kij,kj->", r, P, r)
             return -q["scale"] * U, torch.zeros(())
 
         mod = getattr(posteriors.sgmcmc, kernel)
@@ -145,8 +146,12 @@ def _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed):
             state = vmap(lambda t: mod.init(t, momenta=0.0))(torch.zeros(n_chains, d))
         theta, p, xi = [], [], []
         for _ in range(n_steps):
-            idx = torch.randint(0, N, (n_chains, n))
-            state, _ = update(state, (c_all[idx], P_all[idx]))
+            if n is None:
+                everything = (c_all.expand(n_chains, N, d), P_all.expand(n_chains, N, d, d))
+                state, _ = update(state, everything)
+            else:
+                idx = torch.randint(0, N, (n_chains, n))
+                state, _ = update(state, (c_all[idx], P_all[idx]))
             theta.append(state.params.clone())
             if kernel != "sgld":
                 p.append(q["p_scale"] * state.momenta)
@@ -163,14 +168,15 @@ def _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed):
 @pytest.mark.peers
 @pytest.mark.parametrize(
     ("kernel", "algorithm"),
-    [("sgld", "sgld"), ("sghmc", "sghmc-ewsg"), ("sghmc", "sghmc-svr"), ("baoa", "baoa"),
-     ("sgnht", "sgnht")],
+    [("sgld", "sgld"), ("sgld", "lmc"), ("sghmc", "sghmc-ewsg"), ("sghmc", "uld-em"),
+     ("sghmc", "sghmc-svr"), ("baoa", "baoa"), ("sgnht", "sgnht")],
 )  # fmt: skip
 def test_adapter_draws_are_the_per_chain_vmapped_draws(validate, kernel, algorithm):
     """The adapter's speed-ups change no draw: one batched call for sgld/sghmc/baoa (their
-    updates are elementwise, the chains' log posteriors separable) and each minibatch
-    passed as its quadratic's coefficients give, from the same seed, the trajectories of
-    a per-chain vmap over a datum-by-datum log posterior, to rounding (1e-12)."""
+    updates are elementwise, the chains' log posteriors separable) and each minibatch (or,
+    for lmc and uld-em, the full data set) passed as its quadratic's coefficients give,
+    from the same seed, the trajectories of a per-chain vmap over a datum-by-datum log
+    posterior, to rounding (1e-12)."""
     problem, h, n_steps, n_chains, seed = targets.problem_step(), 0.1, 30, 64, 7
     got = pa.sample_function(kernel, algorithm=algorithm)(problem, h, n_steps, n_chains, seed)
     ref = _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed)
