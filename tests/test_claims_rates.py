@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from sgmcmc_verify import bugs, registry
 from sgmcmc_verify.claims import decide, rates
 from sgmcmc_verify.exact.moments import stationary_moments
 from sgmcmc_verify.problems import gaussian_differing
+from sgmcmc_verify.problems.gaussian import GaussianQuadratic
 
 
 def _verdicts(parts):
     return {p.name: p.verdict for p in parts}
 
 
-def test_split_chain_matches_implementation():
+def _with_prior(problem):
+    """``problem`` with a Gaussian prior (precision 0.7, mean 1.3): a flat prior would hide
+    a prior term missing from an exact chain."""
+    return GaussianQuadratic(
+        problem.centres, problem.precisions, prior_precision=[[0.7]], prior_mean=[1.3]
+    )
+
+
+@pytest.mark.parametrize("prior", [False, True])
+def test_split_chain_matches_implementation(prior):
     p4 = gaussian_differing(**rates.P4)
+    p4 = _with_prior(p4) if prior else p4
     from sgmcmc_verify.driver import run_sampler
 
     for name in ("svrg2-hmc", "saga2-hmc"):
@@ -27,9 +39,12 @@ def test_split_chain_matches_implementation():
             burn_in=299,
         )
         sm = stationary_moments(rates._chain(name, p4, 0.4, b=1))
-        v = res.draws["theta"][:, 0, 0].var()
-        ex = float(sm.state_cov[-1, 0, 0])
+        th = res.draws["theta"][:, 0, 0]
+        v, ex = th.var(), float(sm.state_cov[-1, 0, 0])
         assert abs(v - ex) < 5 * ex * np.sqrt(2 / 4000)  # 5σ: α ≈ 6e-7
+        # the mean too (the prior moves it: 0 → ~0.5): 5σ of the 4000-chain mean
+        mean = float(sm.state_mean[-1, 0])
+        assert abs(th.mean() - mean) < 5 * np.sqrt(ex / 4000), (name, th.mean(), mean)
 
 
 def test_t2_t4_t5_t6_confirmed():

@@ -142,8 +142,12 @@ def split_chain(
         Y[:, ycol(i) : ycol(i) + d] = np.eye(d)
         return Y
 
+    # the Gaussian prior U_0 enters every estimate exactly, at the evaluation point e
+    # (SVRHMC §2; as exact.moments.build_chain): ∇U_0(e) = Λ_0 e − Λ_0 μ_0
+    L0, m0 = problem.prior_precision, problem.prior_mean
+
     def grad(S):
-        A, c = np.zeros((d, nz)), np.zeros(d)
+        A, c = L0 @ E, -L0 @ m0
         w = N / b
         for i in S:
             A += w * lam[i] @ E
