@@ -75,6 +75,41 @@ def test_no_claim_module_decides_by_hand(path):
     assert not found, f"{path.name}: " + "; ".join(found)
 
 
+#: Modules held to a stricter form of the rule: no verdict word appears at all, except as
+#: a builder's declared ``failed_verdict`` (the SGNHT modules were written to it).
+STRICT = ["sgnht", "sgnht_mt", "sgnht_thermostat", "sgnht_double_well", "sgnht_theory",
+          "chain_stats"]  # fmt: skip
+
+
+def _verdict_words(tree: ast.AST) -> list[str]:
+    """Verdict strings in a module's AST other than a ``failed_verdict=`` keyword's value."""
+    allowed = {
+        id(kw.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for kw in node.keywords
+        if kw.arg == "failed_verdict"
+    }
+    return [
+        f"line {node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and node.value in VERDICT_WORDS | {"error"}
+        and id(node) not in allowed
+    ]
+
+
+def test_the_strict_scan_allows_only_a_declared_failed_verdict():
+    src = "v = 'confirmed' if ok else 'refuted'\nq = f(failed_verdict='qualified')\n"
+    assert _verdict_words(ast.parse(src)) == ["line 1: 'confirmed'", "line 1: 'refuted'"]
+
+
+@pytest.mark.parametrize("name", STRICT)
+def test_strict_modules_write_no_verdict_word(name):
+    path = PKG / f"{name}.py"
+    assert _verdict_words(ast.parse(path.read_text(encoding="utf-8"))) == []
+
+
 @pytest.mark.parametrize("report", ["quick", "baseline"])
 def test_every_part_of_every_claim_went_through_a_builder(report):
     doc = json.loads((ROOT / "reports" / report / "report.json").read_text(encoding="utf-8"))
