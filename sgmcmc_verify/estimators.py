@@ -103,13 +103,14 @@ def first_occurrence(idx: np.ndarray) -> np.ndarray:
         out = np.empty_like(first)
         np.put_along_axis(out, order, first, axis=1)
         return out
-    # b(b−1)/2 comparisons of contiguous (chains,) rows: cheaper than a (chains, b, b)
-    # comparison cube for the small batches used here.
+    # The b(b−1)/2 comparisons of entry j with entry j − s, contiguous (b − s, chains)
+    # blocks for each shift s: cheaper than a (chains, b, b) comparison cube for the small
+    # batches used here, and 2 (b − 1) calls instead of b(b − 1) (2–4× faster below 1e3
+    # chains, 1.1× at 1e4, measured for b = 10).
     cols = idx.T.copy()
     out = np.ones((b, chains), dtype=bool)
-    for j in range(1, b):
-        for i in range(j):
-            out[j] &= cols[i] != cols[j]
+    for s in range(1, b):
+        out[s:] &= cols[s:] != cols[:-s]
     # C order: a caller's matmul with this mask takes numpy's BLAS path only then.
     return np.ascontiguousarray(out.T)
 
@@ -175,6 +176,7 @@ def fill_by_chunks(
     cols: np.ndarray | None = None,
     block_bytes: int = 2**19,
     then: Callable[[slice], None] | None = None,
+    into: bool = False,
 ) -> None:
     """``out[c] = make(theta[c])`` (or ``out[c, cols]``) by blocks of chains, in place.
 
@@ -183,6 +185,8 @@ def fill_by_chunks(
     ``block_bytes`` of ``out`` (and at most 1/64 of it each) instead of twice the table.
     ``then(sl)``, if given, runs after the block ``sl`` of chains is written, while it is
     still in the cache (a second pass over the table would read it back from memory).
+    With ``into`` (and no ``cols``), ``make(theta[sl], out=out[sl])`` is called: it may
+    write the block itself and return it, saving the result's temporary and its copy.
     """
     chains = theta.shape[0]
     parts = max(64, -(-out.nbytes // block_bytes))
@@ -190,7 +194,10 @@ def fill_by_chunks(
     for lo in range(0, chains, step):
         sl = slice(lo, min(lo + step, chains))
         if cols is None:
-            out[sl] = make(theta[sl])
+            dst = out[sl]
+            got = make(theta[sl], out=dst) if into else make(theta[sl])
+            if got is not dst:
+                dst[...] = got
         else:
             out[sl, cols] = make(theta[sl])
         if then is not None:
@@ -541,7 +548,7 @@ class AGLD:
         def sums(sl: slice) -> None:  # Σ_i α_i of the block just written
             total[sl] = column_sums(table[sl])
 
-        fill_by_chunks(table, _fresh(problem, False, np.arange(N)), theta, then=sums)
+        fill_by_chunks(table, _fresh(problem, False, np.arange(N)), theta, then=sums, into=True)
         return AGLDState(access, TableSnapshot(table, total, stamp), 0)
 
     def draw(self, problem, state, chains, rng):
@@ -695,6 +702,45 @@ def _glm_block_reads(
         yield sl, i + offsets[sl], Zi, problem._scalars(Zi, theta[sl], i)
 
 
+#: Consecutive blocks of chains whose batch sums the GLM kernels hand over together: the
+#: caller's per-hand-over work (four ``(chains, d)`` slice operations and a generator switch)
+#: then runs once per group, not once per block (measured: 0.52 → 0.2 ms of a 6.5 ms PPU-RA
+#: step at 1e4 chains; the group's buffers are 0.2 % of the table).
+SUM_GROUP = 4
+
+
+class _SumGroups:
+    """The buffers in which a GLM kernel collects :data:`SUM_GROUP` blocks' batch sums.
+
+    :meth:`slot` gives the rows of the next block (and keeps its scalars ``s`` when
+    ``keep_s``); :meth:`handover` returns ``(sl, sums, s)`` for the chains collected so far
+    once the group is full or ``sl`` is the last block, else ``None``.
+    """
+
+    def __init__(self, blocks: list[slice], n: int, d: int, keep_s: bool) -> None:
+        self.m0 = blocks[0].stop - blocks[0].start
+        self.sums = np.empty((SUM_GROUP * self.m0, 2, d))
+        self.s = np.empty((SUM_GROUP * self.m0, n)) if keep_s else None
+        self.lo, self.off, self.end = blocks[0].start, 0, blocks[-1].stop
+
+    def slot(self, m: int, s: np.ndarray) -> np.ndarray:
+        lo, self.off = self.off, self.off + m
+        if self.s is not None:
+            self.s[lo : self.off] = s
+        return self.sums[lo : self.off]
+
+    def handover(self, sl: slice) -> tuple[slice, np.ndarray, np.ndarray | None] | None:
+        if self.off + self.m0 <= len(self.sums) and sl.stop != self.end:
+            return None
+        out = (
+            slice(self.lo, sl.stop),
+            self.sums[: self.off],
+            None if self.s is None else self.s[: self.off],
+        )
+        self.lo, self.off = sl.stop, 0
+        return out
+
+
 def _table_glm_blocks(
     problem: GLMProblem,
     theta: np.ndarray,
@@ -706,12 +752,14 @@ def _table_glm_blocks(
 ) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
     """A gradient table's batch sums for a GLM, block by block of chains (:func:`chain_blocks`).
 
-    Yields ``(sl, sums, s)`` per block ``sl``: ``sums[:, 0]`` is ``Σ_j (∇f_i(x) − α_i)``,
-    ``sums[:, 1]`` the same sum over the entries ``j`` where the bool ``refresh`` holds
-    (anything without it), shape ``(block, 2, d)``, and ``s`` the scalars ``s_i(x)``,
-    ``∇f_i(x) = s_i(x) z_i``, shape ``(block, n)``; both are buffers reused by the next
-    block.  ``offsets`` is ``N·c`` for chain ``c``, shape ``(chains, 1)`` (a block's
-    :func:`flat_rows` are ``idx + offsets``).  No ``(chains, n, d)`` temporary exists.
+    Yields ``(sl, sums, s)`` per group ``sl`` of :data:`SUM_GROUP` blocks: ``sums[:, 0]``
+    is ``Σ_j (∇f_i(x) − α_i)``, ``sums[:, 1]`` the same sum over the entries ``j`` where
+    the bool ``refresh`` holds (anything without it), shape ``(chains in sl, 2, d)``, and
+    ``s`` the scalars ``s_i(x)``, ``∇f_i(x) = s_i(x) z_i``, shape ``(chains in sl, n)``
+    (``None`` with ``k`` given: the caller then does not need them); both are buffers
+    reused by the next group.  ``offsets`` is ``N·c`` for chain ``c``, shape
+    ``(chains, 1)`` (a block's :func:`flat_rows` are ``idx + offsets``).  No
+    ``(chains, n, d)`` temporary exists.
 
     With ``k`` given (every batch entry is refreshed: PPU, TMU), each block also does
     Strategy 3's update ``α_i ← ∇f_i(x^{(k)})`` and sets the entries' iteration stamps to
@@ -728,20 +776,25 @@ def _table_glm_blocks(
     blocks = chain_blocks(chains, n * d * 8)
     # Both sums of a block in one (2, n) @ (n, d) product per chain.
     w = np.ones((blocks[0].stop - blocks[0].start, 2, n))
-    sums = np.empty((w.shape[0], 2, d))
+    groups = _SumGroups(blocks, n, d, keep_s=k is None)
     for sl, r, Zi, s in _glm_block_reads(problem, theta, idx, offsets, blocks):
         m = r.shape[0]
         diff = take_rows(items, r)
-        new = np.multiply(s[..., None], Zi, out=Zi)
+        # s_i z_i with s_i repeated along z_i first: the same products, but a multiply of
+        # two contiguous arrays (1.3× faster, measured at the benchmark's blocks) where
+        # broadcasting s_i runs numpy's inner loop d elements at a time.
+        new = np.multiply(np.repeat(s, d).reshape(Zi.shape), Zi, out=Zi)
         if k is not None:
             # np.put: 10 % faster than the equivalent fancy assignment (measured).
             np.put(items, r, row_items(new))
             if stamps is not None:
-                np.put(stamps, r, k)
+                stamps[r] = k  # a scalar: the fancy assignment is 2.8× faster than np.put
         np.subtract(new, diff, out=diff)
         if refresh is not None:
             w[:m, 1] = refresh[sl]
-        yield sl, np.matmul(w[:m], diff, out=sums[:m]), s
+        np.matmul(w[:m], diff, out=groups.slot(m, s))
+        if (done := groups.handover(sl)) is not None:
+            yield done
 
 
 def _scalar_glm_blocks(
@@ -768,19 +821,22 @@ def _scalar_glm_blocks(
     # here): 4–7 % faster at 1e4 chains, measured.
     blocks = chain_blocks(chains, n * d * 4)
     w = np.empty((blocks[0].stop - blocks[0].start, 2, n))
-    sums = np.empty((w.shape[0], 2, d))
+    groups = _SumGroups(blocks, n, d, keep_s=k is None)
     for sl, r, Zi, s in _glm_block_reads(problem, theta, idx, offsets, blocks):
         m = r.shape[0]
-        ds = np.subtract(s, np.take(flat, r), out=w[:m, 0])
+        # Fancy indexing of scalars: 1.3× (read) and 2.2× (write) faster than np.take/np.put.
+        ds = np.subtract(s, flat[r], out=w[:m, 0])
         if k is not None:
-            np.put(flat, r, s)
+            flat[r] = s
             if stamps is not None:
-                np.put(stamps, r, k)
+                stamps[r] = k
         if refresh is None:
             w[:m, 1] = 0.0
         else:
             np.multiply(ds, refresh[sl], out=w[:m, 1])
-        yield sl, np.matmul(w[:m], Zi, out=sums[:m]), s
+        np.matmul(w[:m], Zi, out=groups.slot(m, s))
+        if (done := groups.handover(sl)) is not None:
+            yield done
 
 
 def column_sums(table: np.ndarray) -> np.ndarray:
@@ -805,13 +861,19 @@ def scalar_sums(scalars: np.ndarray, Z: np.ndarray) -> np.ndarray:
 def _fresh(problem: Problem, scalar: bool, cols: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """``θ ↦`` the snapshot entries ``i ∈ cols`` at ``θ``: GLM scalars ``s_i`` or ``∇f_i``."""
 
-    def make(theta: np.ndarray) -> np.ndarray:
+    def make(theta: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         idx = np.broadcast_to(cols, (theta.shape[0], cols.size))
         if isinstance(problem, GLMProblem):
             # Every chain needs the same rows Z[cols]: a broadcast view, not a gathered copy.
             Zc = problem.Z[cols]
             s = problem._scalars(np.broadcast_to(Zc, (theta.shape[0], *Zc.shape)), theta, idx)
-            return s if scalar else s[..., None] * Zc
+            if scalar:
+                return s
+            # s_i z_i with s_i repeated along z_i first: the same products as s[..., None] * Zc,
+            # as a multiply of contiguous arrays (into fill_by_chunks' block when given):
+            # 1.15× faster for the PPU-RA table at 1e4 chains, N = 100, d = 10 (measured).
+            rep = np.repeat(s, Zc.shape[1]).reshape(*s.shape, Zc.shape[1])
+            return np.multiply(rep, Zc, out=out)
         if scalar:
             return problem.component_scalars(theta, idx)
         return problem.component_grads(theta, idx)
@@ -880,7 +942,11 @@ def _total_refresh(problem, snap, theta_new, mask, k1):
     target = snap.scalars if scalar else snap.table
     # Block by block: no temporary as large as the table (or d times the scalars).
     fill_by_chunks(
-        target, _fresh(problem, scalar, cols), theta_new, None if cols.size == problem.N else cols
+        target,
+        _fresh(problem, scalar, cols),
+        theta_new,
+        None if cols.size == problem.N else cols,
+        into=True,
     )
     if scalar:
         return ScalarSnapshot(snap.scalars, scalar_sums(snap.scalars, problem.Z), snap.stamp)

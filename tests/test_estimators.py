@@ -571,6 +571,20 @@ def test_fill_by_chunks_fills_every_chain_and_only_the_given_columns():
     assert not part[:, [0, 2, 3, 5, 6]].any()
 
 
+def test_fill_by_chunks_into_lets_make_write_the_block_or_copies_what_it_returns():
+    """With ``into``, the GLM table's entries written in place by ``_fresh`` are the products
+    ``s_i z_i`` of ``∇f_i`` bit for bit, and a ``make`` returning a fresh array is copied."""
+    prob = problems.linear_regression_synthetic(7, 3, seed=1)
+    theta = np.random.default_rng(0).standard_normal((130, 3))
+    want = prob.all_component_grads(theta)
+    fresh = estimators._fresh(prob, False, np.arange(7))
+    makes = (fresh, lambda t, out: prob.all_component_grads(t))
+    for make in makes:
+        out = np.full((130, 7, 3), np.nan)
+        fill_by_chunks(out, make, theta, block_bytes=3 * 7 * 3 * 8, into=True)
+        np.testing.assert_array_equal(out, want)
+
+
 @pytest.mark.parametrize(
     ("name", "bug"),
     [("saga-ld", bugs.saga_table_frozen), ("ppu-ra", bugs.snapshot_never_refreshed)],
