@@ -217,8 +217,10 @@ def run_sampler(
     choice("keep", keep, ("draws", "moments"))
     for name in record:
         choice("observable to record", name, RECORDABLE)
-    if not isinstance(seed, int | np.integer):
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
         raise TypeError(f"seed must be an integer, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
     if theta0 is None:
         theta0 = np.zeros((chains, problem.d))
     theta0 = finite_array("theta0", theta0)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import integrators as integ
-from ._validation import choice, positive
+from ._validation import choice, positive, positive_int
 from .access import make_access
 from .algorithms import Sampler
 from .estimators import (
@@ -38,12 +38,14 @@ __all__ = ["ALGORITHMS", "AlgorithmSpec", "get", "make_sampler", "names"]
 
 
 def _batch(problem: Problem, params: Mapping[str, Any], key: str = "n", default: int = 10) -> int:
-    return int(params.get(key, min(default, problem.N)))
+    # an integer ≥ 1 (int() would silently truncate a batch size of 2.5 to 2)
+    return positive_int(f"{key} (batch size)", params.get(key, min(default, problem.N)))
 
 
 def _epoch(problem: Problem, params: Mapping[str, Any], key: str = "D", batch: str = "n") -> int:
     """Default epoch length ``⌈N/n⌉`` (one data pass; SVRHMC §5 uses K = n/b)."""
-    return int(params.get(key, math.ceil(problem.N / _batch(problem, params, batch))))
+    default = math.ceil(problem.N / _batch(problem, params, batch))
+    return positive_int(f"{key} (epoch length)", params.get(key, default))
 
 
 @dataclass(frozen=True)

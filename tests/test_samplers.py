@@ -154,6 +154,10 @@ def test_variance_check_catches_noise_scale_sqrt_h(name, n, monkeypatch):
         ({"keep": "all"}, "unknown keep"),
         ({"n": 3, "D": 2}, "unknown parameter\\(s\\) \\['D'\\] for sgld"),
         ({"seed": 1.5}, "seed must be an integer"),
+        ({"seed": -1}, "seed must be a non-negative integer, got -1"),
+        ({"seed": True}, "seed must be an integer"),
+        ({"n": 2.5}, "n \\(batch size\\) must be an integer, got 2.5"),  # was truncated to 2
+        ({"n": 0}, "n \\(batch size\\) must be >= 1"),
     ],
 )
 def test_run_rejects_bad_arguments_before_work(kwargs, match):

@@ -84,6 +84,13 @@ def test_bad_implementations_get_error_verdicts(impl, fragment):
     assert errs and fragment in errs[0].message
 
 
+@pytest.mark.parametrize("impl", [3, "tests/sampler.py:sample", None])
+def test_an_implementation_that_is_not_callable_is_refused_before_anything_runs(impl):
+    # it used to be called by every check, each reporting the same TypeError as an error
+    with pytest.raises(TypeError, match="the implementation must be callable"):
+        validate(impl, "sgld")
+
+
 def test_identical_chains_extra_keys_and_all_inconclusive_are_not_passes():
     def identical(problem, h, n, c, s):
         one = _sgld_numpy(problem, h, n, 1, s)

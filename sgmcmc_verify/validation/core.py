@@ -344,6 +344,9 @@ def validate(
         Bad arguments (one line), before the implementation is called.
     """
     _check_args(algorithm, mode, profile, alpha, seed, timeout)
+    if not callable(impl):
+        # else every check would call it and report the same TypeError as an 'error'
+        raise TypeError(f"the implementation must be callable, got {type(impl).__name__}")
     if not isinstance(unit_mass, bool):
         raise ValueError(f"unit_mass must be True or False, got {unit_mass!r}")
     if not isinstance(first_failure, bool):
