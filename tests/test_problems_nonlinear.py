@@ -261,7 +261,8 @@ def test_mixture_against_sympy_paper_form(gmm_small):
 def test_mixture_gradients_are_the_printed_expression_bit_for_bit(d, order):
     """``∇f_i(θ) = (θ − a_i tanh(a_iᵀθ))/N`` evaluated in place gives the bits of the plain
     numpy expression, and the batch sum those of numpy's sum over the batch (memory layout
-    included: RR draws transposed, "F", batches, and for d = 1 numpy's sum follows it)."""
+    included: RR draws transposed, "F", batches, and for d = 1 numpy's sum follows it);
+    so does ``∇U``, computed in place."""
     p = agld_gmm(N=20, d=d, seed=1, reference_draws=0)
     rng = np.random.default_rng(4)
     theta = rng.normal(0, 2, (30, d))
@@ -271,6 +272,8 @@ def test_mixture_gradients_are_the_printed_expression_bit_for_bit(d, order):
     want = (theta[:, None, :] - t[..., None] * a) / p.N
     np.testing.assert_array_equal(p.component_grads(theta, idx), want)
     np.testing.assert_array_equal(p.component_grad_sum(theta, idx), want.sum(axis=1))
+    full = theta - np.tanh(theta @ p.centres.T) @ p.centres / p.N  # ∇U, as printed
+    np.testing.assert_array_equal(p.grad(theta), full)
 
 
 def test_mixture_stable_far_from_origin(gmm):
