@@ -122,11 +122,12 @@ _PAIRWISE_MAX_B = 24
 def middle_sum(x: np.ndarray) -> np.ndarray:
     """``x.sum(axis=1)`` of a ``(chains, b, d)`` array, bit for bit, 2–4× faster.
 
-    For a C-contiguous ``x`` with ``d ≥ 2`` numpy adds the ``b`` rows one after another
-    from 0 (its pairwise summation runs only along an inner reduced axis), and so does
-    this einsum: the same sums, checked over shapes.  Otherwise numpy's sum is used.
+    For a C-contiguous float64 or float32 ``x`` with ``d ≥ 2`` numpy adds the ``b`` rows one
+    after another from 0 (its pairwise summation runs only along an inner reduced axis),
+    and so does this einsum: the same sums, checked over shapes.  Otherwise (and for
+    integers, which numpy's sum widens) numpy's sum is used.
     """
-    if x.ndim == 3 and x.shape[2] >= 2 and x.flags.c_contiguous:
+    if x.ndim == 3 and x.shape[2] >= 2 and x.flags.c_contiguous and x.dtype.char in "fd":
         return np.einsum("cbi->ci", x)
     return x.sum(axis=1)
 

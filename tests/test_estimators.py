@@ -477,8 +477,10 @@ def test_middle_sum_is_numpys_sum_over_the_batch_bit_for_bit(shape):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, shape)
     strided = np.ascontiguousarray(x.transpose(1, 0, 2)).transpose(1, 0, 2)
-    for a in (x, strided):
-        np.testing.assert_array_equal(middle_sum(a), a.sum(axis=1))
+    for a in (x, strided, x.astype(np.float32), (x * 1e-8).astype(np.int32)):
+        got, want = middle_sum(a), a.sum(axis=1)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
 
 
 @pytest.mark.parametrize("name", ["ppu-ra", "tmu-ra"])
