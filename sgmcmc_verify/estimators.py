@@ -703,45 +703,6 @@ def _glm_block_reads(
         yield sl, i + offsets[sl], Zi, problem._scalars(Zi, theta[sl], i)
 
 
-#: Consecutive blocks of chains whose batch sums the GLM kernels hand over together: the
-#: caller's per-hand-over work (four ``(chains, d)`` slice operations and a generator switch)
-#: then runs once per group, not once per block (measured: 0.52 → 0.2 ms of a 6.5 ms PPU-RA
-#: step at 1e4 chains; the group's buffers are 0.2 % of the table).
-SUM_GROUP = 4
-
-
-class _SumGroups:
-    """The buffers in which a GLM kernel collects :data:`SUM_GROUP` blocks' batch sums.
-
-    :meth:`slot` gives the rows of the next block (and keeps its scalars ``s`` when
-    ``keep_s``); :meth:`handover` returns ``(sl, sums, s)`` for the chains collected so far
-    once the group is full or ``sl`` is the last block, else ``None``.
-    """
-
-    def __init__(self, blocks: list[slice], n: int, d: int, keep_s: bool) -> None:
-        self.m0 = blocks[0].stop - blocks[0].start
-        self.sums = np.empty((SUM_GROUP * self.m0, 2, d))
-        self.s = np.empty((SUM_GROUP * self.m0, n)) if keep_s else None
-        self.lo, self.off, self.end = blocks[0].start, 0, blocks[-1].stop
-
-    def slot(self, m: int, s: np.ndarray) -> np.ndarray:
-        lo, self.off = self.off, self.off + m
-        if self.s is not None:
-            self.s[lo : self.off] = s
-        return self.sums[lo : self.off]
-
-    def handover(self, sl: slice) -> tuple[slice, np.ndarray, np.ndarray | None] | None:
-        if self.off + self.m0 <= len(self.sums) and sl.stop != self.end:
-            return None
-        out = (
-            slice(self.lo, sl.stop),
-            self.sums[: self.off],
-            None if self.s is None else self.s[: self.off],
-        )
-        self.lo, self.off = sl.stop, 0
-        return out
-
-
 def _table_glm_blocks(
     problem: GLMProblem,
     theta: np.ndarray,
@@ -753,14 +714,12 @@ def _table_glm_blocks(
 ) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
     """A gradient table's batch sums for a GLM, block by block of chains (:func:`chain_blocks`).
 
-    Yields ``(sl, sums, s)`` per group ``sl`` of :data:`SUM_GROUP` blocks: ``sums[:, 0]``
-    is ``Σ_j (∇f_i(x) − α_i)``, ``sums[:, 1]`` the same sum over the entries ``j`` where
-    the bool ``refresh`` holds (anything without it), shape ``(chains in sl, 2, d)``, and
-    ``s`` the scalars ``s_i(x)``, ``∇f_i(x) = s_i(x) z_i``, shape ``(chains in sl, n)``
-    (``None`` with ``k`` given: the caller then does not need them); both are buffers
-    reused by the next group.  ``offsets`` is ``N·c`` for chain ``c``, shape
-    ``(chains, 1)`` (a block's :func:`flat_rows` are ``idx + offsets``).  No
-    ``(chains, n, d)`` temporary exists.
+    Yields ``(sl, sums, s)`` per block ``sl``: ``sums[:, 0]`` is ``Σ_j (∇f_i(x) − α_i)``,
+    ``sums[:, 1]`` the same sum over the entries ``j`` where the bool ``refresh`` holds
+    (anything without it), shape ``(block, 2, d)``, and ``s`` the scalars ``s_i(x)``,
+    ``∇f_i(x) = s_i(x) z_i``, shape ``(block, n)``; both are buffers reused by the next
+    block.  ``offsets`` is ``N·c`` for chain ``c``, shape ``(chains, 1)`` (a block's
+    :func:`flat_rows` are ``idx + offsets``).  No ``(chains, n, d)`` temporary exists.
 
     With ``k`` given (every batch entry is refreshed: PPU, TMU), each block also does
     Strategy 3's update ``α_i ← ∇f_i(x^{(k)})`` and sets the entries' iteration stamps to
@@ -777,7 +736,7 @@ def _table_glm_blocks(
     blocks = chain_blocks(chains, n * d * 8)
     # Both sums of a block in one (2, n) @ (n, d) product per chain.
     w = np.ones((blocks[0].stop - blocks[0].start, 2, n))
-    groups = _SumGroups(blocks, n, d, keep_s=k is None)
+    sums = np.empty((w.shape[0], 2, d))
     for sl, r, Zi, s in _glm_block_reads(problem, theta, idx, offsets, blocks):
         m = r.shape[0]
         diff = take_rows(items, r)
@@ -793,9 +752,7 @@ def _table_glm_blocks(
         np.subtract(new, diff, out=diff)
         if refresh is not None:
             w[:m, 1] = refresh[sl]
-        np.matmul(w[:m], diff, out=groups.slot(m, s))
-        if (done := groups.handover(sl)) is not None:
-            yield done
+        yield sl, np.matmul(w[:m], diff, out=sums[:m]), s
 
 
 def _scalar_glm_blocks(
@@ -822,7 +779,7 @@ def _scalar_glm_blocks(
     # here): 4–7 % faster at 1e4 chains, measured.
     blocks = chain_blocks(chains, n * d * 4)
     w = np.empty((blocks[0].stop - blocks[0].start, 2, n))
-    groups = _SumGroups(blocks, n, d, keep_s=k is None)
+    sums = np.empty((w.shape[0], 2, d))
     for sl, r, Zi, s in _glm_block_reads(problem, theta, idx, offsets, blocks):
         m = r.shape[0]
         # Fancy indexing of scalars: 1.3× (read) and 2.2× (write) faster than np.take/np.put.
@@ -835,9 +792,7 @@ def _scalar_glm_blocks(
             w[:m, 1] = 0.0
         else:
             np.multiply(ds, refresh[sl], out=w[:m, 1])
-        np.matmul(w[:m], Zi, out=groups.slot(m, s))
-        if (done := groups.handover(sl)) is not None:
-            yield done
+        yield sl, np.matmul(w[:m], Zi, out=sums[:m]), s
 
 
 def column_sums(table: np.ndarray) -> np.ndarray:

@@ -374,13 +374,10 @@ def test_agld_table_matches_a_per_chain_loop_of_eq_6(
     repeat indices, and the test checks that they did: the running total must count a
     repeated entry once, and the last assertion shows the tolerance would catch a
     total that counted it twice.  With ``block_bytes = 128`` the GLM steps go by blocks
-    of two chains (:func:`~sgmcmc_verify.estimators.chain_blocks`), the last one short,
-    whose batch sums are handed over two blocks at a time (``SUM_GROUP``): a group of two
-    blocks, then one of the short block.
+    of two chains (:func:`~sgmcmc_verify.estimators.chain_blocks`), the last one short.
     """
     if block_bytes is not None:
         monkeypatch.setattr(estimators, "STEP_BLOCK_BYTES", block_bytes)
-        monkeypatch.setattr(estimators, "SUM_GROUP", 2)
     prob, grad_f, prior = _quadratic_with_prior() if kind == "quadratic" else _regression()
     est = make_est()
     chains, steps, N, n = 5, 25, prob.N, 4
