@@ -87,11 +87,13 @@ class Estimator(Protocol):
         ...
 
 
-def first_occurrence(idx: np.ndarray) -> np.ndarray:
+def first_occurrence(idx: np.ndarray, N: int | None = None) -> np.ndarray:
     """Mask of the first occurrence of each index in every row of ``idx`` (chains, b).
 
     With-replacement batches may repeat an index; running sums over a snapshot
-    table must count each refreshed entry once.
+    table must count each refreshed entry once.  ``N``, when given, bounds the indices
+    (``0 ≤ idx < N``): they are then compared as the narrowest unsigned integers that
+    hold them (1.7× faster at 1e4 chains, b = 10, N = 100, measured).
     """
     chains, b = idx.shape
     if b > _PAIRWISE_MAX_B:
@@ -107,7 +109,8 @@ def first_occurrence(idx: np.ndarray) -> np.ndarray:
     # blocks for each shift s: cheaper than a (chains, b, b) comparison cube for the small
     # batches used here, and 2 (b − 1) calls instead of b(b − 1) (2–4× faster below 1e3
     # chains, 1.1× at 1e4, measured for b = 10).
-    cols = idx.T.copy()
+    narrow = idx.dtype if N is None else np.min_scalar_type(max(N - 1, 0))
+    cols = idx.T.astype(narrow, order="C")
     out = np.ones((b, chains), dtype=bool)
     for s in range(1, b):
         out[s:] &= cols[s:] != cols[:-s]
@@ -603,7 +606,7 @@ class AGLD:
         if not write:
             return g, _AGLDCache(now, diff, None, rows)
         # Σ_i α_i moves by the refreshed entries' changes, each distinct i once.
-        dtotal = (first_occurrence(idx)[:, None, :].astype(float) @ diff)[:, 0]
+        dtotal = (first_occurrence(idx, N)[:, None, :].astype(float) @ diff)[:, 0]
         np.add(snap.total, dtotal, out=snap.total)
         return g, _AGLDCache(None, None, None, None, None, True)
 
@@ -621,7 +624,7 @@ class AGLD:
         part = self.snapshot.partial(idx, N)
         write = part is not None and bool(part.all())
         # (part is all True when writing: the first occurrences are the refreshed entries)
-        refresh = first_occurrence(idx) if write else self._refreshed(problem, idx, part)
+        refresh = first_occurrence(idx, N) if write else self._refreshed(problem, idx, part)
         offsets = N * np.arange(chains)[:, None]
         rows = None if write else idx + offsets  # flat_rows, kept for update
         kernel = _scalar_glm_blocks if isinstance(snap, ScalarSnapshot) else _table_glm_blocks
@@ -658,7 +661,7 @@ class AGLD:
         """
         if part is None:
             return None
-        return first_occurrence(idx) & part
+        return first_occurrence(idx, problem.N) & part
 
     def update(self, problem, state, theta, theta_new, rand, cache):
         idx, k, snap = rand, state.k, state.snap
@@ -852,7 +855,9 @@ def _partial_refresh(problem, snap, idx, mask, cache, k):
     if cache.dtotal is not None:
         total = snap.total + cache.dtotal
     else:
-        once = first_occurrence(idx) if everywhere else mask & first_occurrence(idx)
+        once = first_occurrence(idx, problem.N)
+        if not everywhere:
+            once &= mask
         total = snap.total + (once[:, None, :].astype(float) @ cache.diff)[:, 0]
     rows = cache.rows if everywhere else cache.rows[mask]
     table_rows(snap.stamp)[rows] = k
@@ -1068,7 +1073,7 @@ class SAGA(_UniformBatch):
 
     def estimate(self, problem, theta, state, rand, context=None):
         rows = flat_rows(rand, problem.N)
-        once = first_occurrence(rand)
+        once = first_occurrence(rand, problem.N)
         if isinstance(problem, GLMProblem):
             # Lines 7 and 10 in one pass: the table rows are written as they are read.
             diff_sum, dg = _saga_glm_sums(problem, theta, table_rows(state.alpha), rand, rows, once)

@@ -464,6 +464,20 @@ def test_first_occurrence_both_paths_match_the_definition():
         got = first_occurrence(idx)
         assert got.tolist() == ref
         assert got.flags.c_contiguous
+        assert first_occurrence(idx, N).tolist() == ref
+
+
+@pytest.mark.parametrize("N", [1, 2, 256, 257, 65536, 65537, 2**32 + 1])
+def test_first_occurrence_with_a_bound_compares_indices_exactly(N):
+    """With ``N``, indices are compared in the narrowest unsigned type holding ``N − 1``: the
+    largest ones (``N − 1`` with ``N − 1 − 256`` and 0 beside it, which wrap onto each other in
+    a type one size too narrow) must still differ, and repeats still be found."""
+    hi, lo = N - 1, max(N - 1 - 256, 0)
+    idx = np.array([[hi, 0, lo, hi, 0], [0, lo, lo, hi, 0]], dtype=np.int64)
+    ref = [[i not in row[:j].tolist() for j, i in enumerate(row)] for row in idx]
+    got = first_occurrence(idx, N)
+    assert got.tolist() == ref
+    assert got.flags.c_contiguous
 
 
 @pytest.mark.parametrize("shape", [(1, 10, 2), (7, 10, 3), (64, 33, 10), (5, 1, 4), (9, 10, 1)])
