@@ -26,6 +26,7 @@ __all__ = [
     "precomputed_mapper",
     "run_units",
     "run_with_units",
+    "single_blas_thread",
     "unit_key",
     "unit_mapper",
 ]
@@ -81,7 +82,33 @@ def dask_mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     from distributed import worker_client
 
     with worker_client() as client:
-        return client.gather(client.map(fn, items, pure=False))
+        one = functools.partial(_single_threaded, fn)  # any cluster: the claim's own BLAS
+        return client.gather(client.map(one, items, pure=False))
+
+
+@contextmanager
+def single_blas_thread() -> Iterator[None]:
+    """numpy's BLAS (and OpenMP) pools limited to one thread inside the block, restored after.
+
+    A check's numbers must not depend on its process's BLAS threads: a multithreaded
+    product splits its sums differently.  LMC on the AGLD mixture (1000 chains,
+    ``θ Aᵀ`` with N = 500, d = 10) gives other bits with two OpenBLAS threads than with
+    one, so ``report --jobs 1`` on a multi-core machine and ``--jobs 2`` (whose workers run
+    one thread) disagreed in the last digits of AGLD-EXP-GMM's full profile.
+    :func:`sgmcmc_verify.claims.run_check` and every unit :func:`dask_mapper` sends run
+    under it, so the report, ``check`` and the Python API give the same numbers
+    whatever the machine's cores and however the work is spread.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _single_threaded(fn: Callable[[T], R], x: T) -> R:
+    """``fn(x)`` under :func:`single_blas_thread` (a unit on a Dask worker)."""
+    with single_blas_thread():
+        return fn(x)
 
 
 def run_with_units(task: Callable[[Any], Any], arg: Any) -> Any:

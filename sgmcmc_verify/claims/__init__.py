@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from .._validation import choice
+from ..parallel import single_blas_thread
 from .catalogue import (
     CATALOGUE,
     CHECK_TARGETS,
@@ -123,7 +124,8 @@ def run_check(claim_id: str, fn: CheckFn, *, profile: str, seed: int, **impl: An
     info = INFO[claim_id]
     t0 = time.perf_counter()
     try:
-        parts, params = fn(profile=profile, seed=seed, **impl)
+        with single_blas_thread():  # the same bits whatever the process's BLAS threads
+            parts, params = fn(profile=profile, seed=seed, **impl)
     except Exception:  # a broken check must not lose the others: report it as an error
         return ClaimResult(
             claim_id,
