@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri
 
 from .. import registry
 from ..driver import run_sampler
@@ -51,6 +51,18 @@ __all__ = [
     "validate",
     "validate_samples",
 ]
+
+
+def _norm_isf(q: float) -> float:
+    """Standard normal upper quantile: ``scipy.stats.norm.isf(q)``, which is ``−ndtri(q)``
+    (same bits); scipy.special spares every validation child ~0.4 s of scipy.stats import."""
+    return -ndtri(q)
+
+
+def _norm_sf(z: float) -> float:
+    """Standard normal upper tail: ``scipy.stats.norm.sf(z)``, which is ``ndtr(−z)``."""
+    return ndtr(-z)
+
 
 #: Default total false-alarm probability of one validation (Bonferroni over its tests).
 ALPHA = 0.01
@@ -569,8 +581,8 @@ def _z_tests(
     ``(z_{1−α/2} + z_{power})·se``.  ``estimates`` are :func:`_moment_estimates` of ``z``
     for ``law.keys`` when already computed.
     """
-    crit = float(norm.isf(a_each / 2))
-    zp = float(norm.isf(1 - POWER))
+    crit = float(_norm_isf(a_each / 2))
+    zp = float(_norm_isf(1 - POWER))
     out = []
     # Covariances about the draws' own per-step mean (C/(C − 1) makes them unbiased), so a
     # shifted mean is reported by the mean tests and does not leak into the covariance
@@ -585,7 +597,7 @@ def _z_tests(
                 "MC": mc,
                 "se": se,
                 "z": zz,
-                "p": float(2 * norm.sf(abs(zz))),
+                "p": float(2 * _norm_sf(abs(zz))),
                 "detectable": (crit + zp) * se,
                 "reject": abs(zz) > crit,
             }
@@ -810,7 +822,7 @@ def _validate_consistency(
         )
     quantities = _window_quantities(keys, d)
     a_each = alpha / (len(quantities) * (1 + len(hs)))  # limits + a stationarity test per h
-    crit, zp = float(norm.isf(a_each / 2)), float(norm.isf(1 - POWER))
+    crit, zp = float(_norm_isf(a_each / 2)), float(_norm_isf(1 - POWER))
     est: dict[str, list[tuple[float, float]]] = {}
     moving = []
     for h, (z, _) in outs.items():
@@ -1022,8 +1034,8 @@ def _reference_checks(
     spec = registry.get(alg)
     thermo = spec.family == "thermostat"
     d = prob.d
-    crit = float(norm.isf(a_each / 2))
-    zp = float(norm.isf(1 - POWER))
+    crit = float(_norm_isf(a_each / 2))
+    zp = float(_norm_isf(1 - POWER))
     out: list[CheckResult] = []
     chains = cfg["chains"]
     for i, h in enumerate(pl.hs):
@@ -1064,7 +1076,7 @@ def _reference_checks(
             )
             rej = abs(zz) > crit
             tests.append({"quantity": lab, "impl": float(x.mean()), "reference": float(y.mean()),
-                          "z": float(zz), "p": float(2 * norm.sf(abs(zz))),
+                          "z": float(zz), "p": float(2 * _norm_sf(abs(zz))),
                           "detectable": (crit + zp) * se, "reject": rej})  # fmt: skip
             if rej:
                 bad = True
@@ -1074,7 +1086,7 @@ def _reference_checks(
             zz = (p2.mean() - 1) / (p2.std(ddof=1) / math.sqrt(p2.size))
             rej = abs(zz) > crit
             tests.append({"quantity": "E[pᵀp]/d", "impl": float(p2.mean()), "exact": 1.0,
-                          "z": float(zz), "p": float(2 * norm.sf(abs(zz))),
+                          "z": float(zz), "p": float(2 * _norm_sf(abs(zz))),
                           "reject": rej})  # fmt: skip
             if rej:
                 bad = True
