@@ -616,6 +616,12 @@ def _preload_checks(ids: Sequence[str]) -> None:
     from . import claims
     from .report import figures  # noqa: F401  (matplotlib: every worker draws its figures)
 
+    try:
+        # stats.fit_order imports statsmodels (and pandas: ~570 modules) when first called:
+        # once here instead of in each of the six claims' workers that fit an order
+        from statsmodels.regression.linear_model import WLS  # noqa: F401
+    except ImportError:  # a core dependency; its absence is reported where it is used
+        pass
     for cid in ids:
         try:
             claims.CHECKS[cid].resolve()
