@@ -493,7 +493,7 @@ def test_mc_order_ewsg_row_catches_a_bug_the_base_does_not_share():
     """The base is built by the registry, not by ``make``: EWSG-LMC with its injected noise
     scaled by 1/√2 (half the variance) sits at temperature 1/2, an O(1) bias of
     E θᵀΛθ/d (−1/2) that the coupled difference carries in full; order ≈ 0, refuted at the
-    row's α (the unbroken row is confirmed in the quick profile)."""
+    row's α (the unbroken row's order is confirmed in the quick profile)."""
     parts, _ = cross.check_order(seed=0, make=_broken(bugs.half_noise, "ewsg-lmc"),
                                  names=["ewsg-lmc"])  # fmt: skip
     (mc,) = [p for p in parts if p.name == "gradient noise (Monte Carlo)"]
@@ -501,3 +501,23 @@ def test_mc_order_ewsg_row_catches_a_bug_the_base_does_not_share():
     (row,) = mc.measured["table"].value
     assert row["ci"][1] < 0.5
     assert "control variate" in row["note"]
+
+
+def test_mc_order_ewsg_row_catches_a_bug_the_base_shares(monkeypatch):
+    """A bug in code EWSG-LMC shares with its base LMC (the Euler–Maruyama step, noise
+    scaled by 1/√2) cancels from v − v_base: the control-variate slope alone stays near its
+    unbroken value (found in review: every part confirmed).  The base's Monte Carlo mean
+    against its exact window mean (temperature 1/2: E v_base − 1 ≈ −0.5 against +0.079 at
+    h = 0.2) refutes the row."""
+    from sgmcmc_verify import integrators
+
+    real = integrators.overdamped_em
+    monkeypatch.setattr(
+        integrators, "overdamped_em", lambda th, g, xi, h: real(th, g, xi / np.sqrt(2.0), h)
+    )
+    parts, _ = cross.check_order(seed=0, names=["ewsg-lmc"])
+    (mc,) = [p for p in parts if p.name == "gradient noise (Monte Carlo)"]
+    assert mc.verdict == "refuted", mc.reading
+    sub = {k: m.value for k, m in mc.measured.items() if k.endswith(": verdict")}
+    assert sub["ewsg-lmc: base at h = 0.2: verdict"] == "refuted", sub
+    assert "the base disagrees with its exact law" in mc.reading

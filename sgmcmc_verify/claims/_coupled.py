@@ -15,7 +15,10 @@ the scheme's own time average, and the control-variate estimate
 
 (coefficient 1: unbiased for the scheme's window expectation whatever the coupling) needs
 far fewer chains for the same standard error.  The base is built by the registry, never
-from the implementation under test, so a bug in the scheme shows in the difference in full.
+from the implementation under test, so a bug in the scheme's own code shows in the
+difference in full; a bug in code it shares with the base (their integrator) cancels from
+the difference, and is caught by testing the base's Monte Carlo mean against its exact
+window mean (X-ORDER does, at every h: ``cross._base_parts``).
 """
 
 from __future__ import annotations
