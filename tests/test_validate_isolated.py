@@ -23,6 +23,7 @@ from sgmcmc_verify.validation.isolated import load_function, validate_isolated
 STEP = """
 import os, signal, sys, threading, time
 import numpy as np
+{at_import}
 
 def step(state, *, h, noise, indices, problem, randomness=None):
     {before}
@@ -33,9 +34,11 @@ def step(state, *, h, noise, indices, problem, randomness=None):
 """
 
 
-def _module(tmp_path: Path, before: str = "pass") -> str:
+def _module(tmp_path: Path, before: str = "pass", pidfile: Path | None = None) -> str:
+    """The step module; ``pidfile`` gets the child's pid when the module is imported."""
     path = tmp_path / "userstep.py"
-    path.write_text(STEP.format(before=before))
+    at_import = "" if pidfile is None else f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))"
+    path.write_text(STEP.format(before=before, at_import=at_import))
     return f"{path}:step"
 
 
@@ -73,9 +76,9 @@ def test_a_process_that_stops_itself_is_killed_by_the_parent_watchdog(tmp_path):
     # runs from the child's "call" message only: the harness's work before the call has
     # its own allowance (slack, 120 s by default), which a busy CI machine once exceeded
     # when one allowance covered both (5.5 s: the child was killed before its step ran).
+    # (the pid is written at import, before "loaded": known however late the kill comes)
     pidfile = tmp_path / "pid"
-    target = _module(tmp_path, f"open({str(pidfile)!r}, 'w').write(str(os.getpid())); "
-                               "os.kill(os.getpid(), signal.SIGSTOP)")  # fmt: skip
+    target = _module(tmp_path, "os.kill(os.getpid(), signal.SIGSTOP)", pidfile)
     with pytest.raises(ImplementationError, match=r"did not return within 2\.5 s .*killed"):
         validate_isolated(target, "sgld", mode="step", timeout=0.5, grace=2.0)
     assert _gone(int(pidfile.read_text()))
@@ -87,13 +90,15 @@ def test_a_child_silent_between_calls_is_killed_after_the_slack(tmp_path):
     # the child is frozen between calls and only the slack allowance can end it
     pidfile = tmp_path / "pid"
     path = tmp_path / "stopper.py"
+    # the pid is written at import: if the harness's work before the first call outlasts
+    # the slack on a loaded machine, the child is killed there, also between calls
     path.write_text(
         "import os, signal\n"
+        f"open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
         "class Stopper:\n"
         "    def __array__(self, dtype=None, copy=None):\n"
         "        os.kill(os.getpid(), signal.SIGSTOP)\n"
         "def step(state, *, h, noise, indices, problem, randomness=None):\n"
-        f"    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
         "    return {'theta': Stopper()}\n"
     )
     with pytest.raises(ImplementationError, match=r"sent nothing for 1 s between calls.*killed"):
