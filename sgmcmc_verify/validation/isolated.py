@@ -14,11 +14,13 @@ validation in a child process instead:
   re-runs the caller's unguarded ``__main__``) in a session of its own, so killing its
   process group also stops any process the user's code started; messages come back on a
   pipe of their own, so the user's prints cannot corrupt them;
-* before and after each call of the user's function the child sends a heartbeat; the
-  parent kills the child when a call has not returned after ``timeout + grace`` seconds
-  (a call that never returns, even one that never releases the GIL or stops its whole
-  process), or when nothing arrives for ``slack`` seconds between calls (the harness's
-  own work);
+* before and after each call of the user's function the child sends a numbered
+  heartbeat, and a "gave up" one when its own per-call timeout ends the wait (the call
+  is then an ``error`` and the validation goes on); the parent kills the child when a
+  call has neither returned nor been given up after ``timeout + grace`` seconds (a child
+  stopped, or stuck without releasing the GIL), or when nothing arrives for ``slack``
+  seconds between calls (the harness's own work); a given-up call that returns later
+  does not close the call in progress;
 * the child sends the :class:`~sgmcmc_verify.validation.report.ValidationReport` and
   leaves with ``os._exit``, so threads the user's code left running cannot keep it
   alive; a child that dies without a report is an :class:`ImplementationError` with its
@@ -34,6 +36,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import itertools
 import math
 import os
 import pickle
@@ -130,13 +133,27 @@ def _child(conn: Connection, target: str, cwd: str, algorithm: str | None, kwarg
             send("usage", str(err))
             return
 
+        calls = itertools.count(1)
+        timeout = kwargs.get("timeout")
+
         @functools.wraps(fn)  # keeps the signature validate() inspects (via __wrapped__)
         def beating(*args: Any, **kw: Any) -> Any:
-            send("call", None)
+            # numbered, so that a timed-out call returning later cannot close a newer one;
+            # "gave_up" when the harness's own per-call timeout ends the wait, so that its
+            # work after a hung call has the between-calls allowance, not the call's
+            k = next(calls)
+            send("call", k)
+            timer = None
+            if timeout is not None:
+                timer = threading.Timer(timeout, send, ("gave_up", k))
+                timer.daemon = True
+                timer.start()
             try:
                 return fn(*args, **kw)
             finally:
-                send("returned", None)
+                if timer is not None:
+                    timer.cancel()
+                send("returned", k)
 
         send("loaded", None)
         try:
@@ -246,6 +263,7 @@ def validate_isolated(
         pass
     call_limit = (timeout if timeout is not None else float("inf")) + grace
     started = in_call = False
+    open_call = None  # the number of the call in progress
     try:
         deadline = time.monotonic() + STARTUP
         while True:
@@ -272,8 +290,11 @@ def validate_isolated(
             if msg is None:
                 continue
             kind, value = msg
-            if kind in ("loaded", "call", "returned"):
+            if kind in ("returned", "gave_up") and value != open_call:
+                continue  # a call given up earlier returning late: not the one in progress
+            if kind in ("loaded", "call", "returned", "gave_up"):
                 started, in_call = True, kind == "call"
+                open_call = value if in_call else None
                 deadline = time.monotonic() + (call_limit if in_call else slack)
                 continue
             if kind == "report":
