@@ -43,4 +43,7 @@ def sum_last(x: np.ndarray) -> np.ndarray:
     acc = x[..., 0] + x[..., 1]
     for j in range(2, d):
         acc += x[..., j]
+    # numpy's loop starts from +0.0, so a row of −0.0 sums to +0.0; adding +0.0 changes
+    # exactly that case and no other value
+    acc += 0.0
     return acc
