@@ -55,7 +55,9 @@ __all__ = [
 
 def _norm_isf(q: float) -> float:
     """Standard normal upper quantile: ``scipy.stats.norm.isf(q)``, which is ``−ndtri(q)``
-    (same bits); scipy.special spares every validation child ~0.4 s of scipy.stats import."""
+    (same bits for q ≠ 0.5, where this gives −0.0 for +0.0; the harness calls it with
+    α/2 and 1 − power only); scipy.special spares every validation child ~0.4 s of
+    scipy.stats import."""
     return -ndtri(q)
 
 
