@@ -59,9 +59,9 @@ __all__ = ["GRACE", "SLACK", "STARTUP", "load_function", "validate_isolated"]
 #: function: the harness's own work between calls (exact laws, diagnosis: seconds in the
 #: quick profile, more on a loaded machine).
 SLACK = 120.0
-#: Seconds allowed beyond the per-call timeout for a call's "returned" message: the child's
-#: own timeout ends a hung call at ``timeout`` and reports it; only a child that cannot
-#: (stopped, or stuck without releasing the GIL) needs the parent's watchdog.
+#: Seconds allowed beyond the per-call timeout for a call's "returned" (or "gave up")
+#: message: the child's own timeout ends a hung call at ``timeout`` and reports it; only a
+#: child that cannot (stopped, or stuck without releasing the GIL) needs the watchdog.
 GRACE = 30.0
 #: Seconds allowed for the child to start and import the user's module (numpy, this
 #: package, and whatever the module imports: JAX or PyTorch take seconds).
@@ -136,6 +136,12 @@ def _child(conn: Connection, target: str, cwd: str, algorithm: str | None, kwarg
         calls = itertools.count(1)
         timeout = kwargs.get("timeout")
 
+        def gave_up(k: int) -> None:
+            try:
+                send("gave_up", k)
+            except (OSError, ValueError):  # the report already went and the pipe is closed
+                pass
+
         @functools.wraps(fn)  # keeps the signature validate() inspects (via __wrapped__)
         def beating(*args: Any, **kw: Any) -> Any:
             # numbered, so that a timed-out call returning later cannot close a newer one;
@@ -145,7 +151,7 @@ def _child(conn: Connection, target: str, cwd: str, algorithm: str | None, kwarg
             send("call", k)
             timer = None
             if timeout is not None:
-                timer = threading.Timer(timeout, send, ("gave_up", k))
+                timer = threading.Timer(timeout, gave_up, (k,))
                 timer.daemon = True
                 timer.start()
             try:
