@@ -216,25 +216,3 @@ def test_blackjax_sgnht_thermostat_settles_higher(validate):
         pred = ba.predicted_sgnht_xi_shift(h, problem)  # 0.145, 0.072
         # z-test of the shift against the prediction, two-sided α = 2.7e-3 (3 s.e.)
         assert abs(shift - pred) < 3 * se, (h, shift, se, pred)
-
-
-@pytest.mark.peers
-@pytest.mark.parametrize(
-    ("h", "n_steps", "n_chains", "seed", "what"),
-    [
-        (0.1, 0, 10, 0, "n_steps"),
-        (0.1, 10, 0, 0, "n_chains"),
-        (0.1, 2.5, 10, 0, "n_steps"),
-        (math.nan, 10, 10, 0, "h"),
-        (-0.1, 10, 10, 0, "h"),
-        (0.0, 10, 10, 0, "h"),
-        (0.1, 10, 10, -1, "seed"),
-    ],
-)
-def test_garbage_sample_arguments_are_one_line_errors(h, n_steps, n_chains, seed, what):
-    if not ba.AVAILABLE:
-        pytest.skip("blackjax not installed")
-    sample = ba.sample_function("sgld")
-    problem = targets.plan("sgld").exact_problem
-    with pytest.raises((ValueError, TypeError), match=rf"^{what} must"):
-        sample(problem, h, n_steps, n_chains, seed)

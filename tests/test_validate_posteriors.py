@@ -286,26 +286,3 @@ def test_posteriors_sghmc_without_a_reference_is_consistent_and_named(validate):
     rep = validate(pa.sample_function("sghmc", algorithm="sghmc-ewsg"), profile="quick")
     assert rep.verdict == "pass", rep.summary()
     assert "fit the exact law of `sghmc-ewsg`" in _check(rep, "consistency (h → 0)").message
-
-
-@pytest.mark.peers
-@pytest.mark.parametrize(
-    ("h", "n_steps", "n_chains", "seed", "what"),
-    [
-        (0.1, 0, 10, 0, "n_steps"),
-        (0.1, 10, 0, 0, "n_chains"),
-        (0.1, 2.5, 10, 0, "n_steps"),
-        (math.nan, 10, 10, 0, "h"),
-        (-0.1, 10, 10, 0, "h"),
-        (0.0, 10, 10, 0, "h"),
-        (0.1, 10, 10, -1, "seed"),
-    ],
-)
-def test_garbage_sample_arguments_are_one_line_errors(h, n_steps, n_chains, seed, what):
-    """Zero steps or chains used to return empty draws, and h = NaN or 0 ran a chain."""
-    if not pa.AVAILABLE:
-        pytest.skip("posteriors not installed")
-    sample = pa.sample_function("sgld")
-    problem = targets.plan("sgld").exact_problem
-    with pytest.raises((ValueError, TypeError), match=rf"^{what} must"):
-        sample(problem, h, n_steps, n_chains, seed)
