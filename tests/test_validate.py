@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import numpy as np
@@ -392,3 +393,52 @@ def test_first_failure_stops_at_the_first_failing_check_with_the_same_verdict():
     assert first.settings["chain_steps"]["implementation"] == calls[0]
     with pytest.raises(ValueError, match="first_failure"):
         validate(half, "sgld", first_failure=1)
+
+
+def test_calls_share_one_thread_and_a_timed_out_call_never_answers_a_later_one(monkeypatch):
+    # core.call_with_timeout runs a calling thread's calls in one reused daemon thread
+    # (a thread per call cost hand-offs that dominate step mode on a loaded machine)
+    from sgmcmc_verify.validation import core
+
+    monkeypatch.setattr(core, "CALL_THREAD_IDLE", 0.2)
+    monkeypatch.setattr(core._callers, "worker", None, raising=False)
+    # thread objects, not idents: an ident can be reused by the next thread started
+    ran_in = [core.call_with_timeout(threading.current_thread, (), 5.0) for _ in range(50)]
+    assert all(t is ran_in[0] for t in ran_in) and ran_in[0] is not threading.current_thread()
+    release = threading.Event()
+    # a call that outlives its timeout returns later; its value must not be taken as the
+    # next call's, which therefore runs in a fresh thread
+    with pytest.raises(core.ImplementationError, match=r"per-call timeout of 0\.05 s"):
+        core.call_with_timeout(lambda: (release.wait(), "late")[1], (), 0.05)
+    release.set()
+    time.sleep(0.05)
+    assert core.call_with_timeout(lambda: "mine", (), 5.0) == "mine"
+    assert core.call_with_timeout(threading.current_thread, (), 5.0) is not ran_in[0]
+    with pytest.raises(core.ImplementationError, match="raised ValueError: bad"):
+        core.call_with_timeout(lambda: (_ for _ in ()).throw(ValueError("bad")), (), 5.0)
+    # an idle thread leaves (no thread is left behind by a validation), and the next call
+    # starts another
+    worker = core._callers.worker
+    worker.join(5.0)
+    assert not worker.is_alive()
+    assert core.call_with_timeout(lambda: 7, (), 5.0) == 7
+
+
+def test_the_validation_and_the_implementations_calls_run_with_one_blas_thread():
+    # the harness's linear algebra is small, and a report must not depend on the machine's
+    # cores: validate() limits BLAS to one thread, calls included, and restores it after
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    seen = []
+    step = sampler_step_function(_maker("sgld", lambda s: s, targets.step_params("sgld")), 0)
+
+    def recording(state, **kw):
+        seen.append({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
+        return step(state, **kw)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        outside = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+        assert validate(recording, "sgld", mode="step").verdict == "pass"
+        after = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+    assert seen and all(s == {1} for s in seen)
+    assert outside == after == {2}
