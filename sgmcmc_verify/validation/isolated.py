@@ -116,6 +116,52 @@ def _child_main() -> None:
     _child(conn, target, cwd, algorithm, kwargs)
 
 
+class _GiveUpWatch:
+    """One thread that reports call ``k`` given up when it outlives the per-call timeout.
+
+    A timer thread per call cost a thread start and a wake-up per call of the user's
+    function (hundreds in step mode).  This thread sleeps until the deadline of the call
+    it last saw and is woken only when a call starts while it is idle; a call that ends
+    first is forgotten.  A newer call replacing one that is about to be given up is
+    harmless: its "call" message already moves the parent's watchdog on.
+    """
+
+    def __init__(self, timeout: float, on_give_up: Callable[[int], None]) -> None:
+        self.timeout = timeout
+        self.on_give_up = on_give_up
+        self.cond = threading.Condition()
+        self.current: tuple[int, float] | None = None  # (call number, deadline)
+        self.idle = True
+        threading.Thread(target=self._run, daemon=True, name="sgmcmc-give-up").start()
+
+    def start(self, k: int) -> None:
+        with self.cond:
+            self.current = (k, time.monotonic() + self.timeout)
+            if self.idle:
+                self.cond.notify()
+
+    def stop(self, k: int) -> None:
+        with self.cond:
+            if self.current is not None and self.current[0] == k:
+                self.current = None
+
+    def _run(self) -> None:
+        while True:
+            with self.cond:
+                if self.current is None:
+                    self.idle = True
+                    self.cond.wait()
+                    self.idle = False
+                    continue
+                k, deadline = self.current
+                left = deadline - time.monotonic()
+                if left > 0:
+                    self.cond.wait(left)
+                    continue
+                self.current = None
+            self.on_give_up(k)  # outside the lock: it writes to the pipe
+
+
 def _child(conn: Connection, target: str, cwd: str, algorithm: str | None, kwargs: dict) -> None:
     """The child process: load, validate with heartbeats, send the outcome, ``os._exit``."""
     code = 0
@@ -142,6 +188,8 @@ def _child(conn: Connection, target: str, cwd: str, algorithm: str | None, kwarg
             except (OSError, ValueError):  # the report already went and the pipe is closed
                 pass
 
+        watch = _GiveUpWatch(timeout, gave_up) if timeout is not None else None
+
         @functools.wraps(fn)  # keeps the signature validate() inspects (via __wrapped__)
         def beating(*args: Any, **kw: Any) -> Any:
             # numbered, so that a timed-out call returning later cannot close a newer one;
@@ -149,16 +197,13 @@ def _child(conn: Connection, target: str, cwd: str, algorithm: str | None, kwarg
             # work after a hung call has the between-calls allowance, not the call's
             k = next(calls)
             send("call", k)
-            timer = None
-            if timeout is not None:
-                timer = threading.Timer(timeout, gave_up, (k,))
-                timer.daemon = True
-                timer.start()
+            if watch is not None:
+                watch.start(k)
             try:
                 return fn(*args, **kw)
             finally:
-                if timer is not None:
-                    timer.cancel()
+                if watch is not None:
+                    watch.stop(k)
                 send("returned", k)
 
         send("loaded", None)
