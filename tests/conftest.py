@@ -1,11 +1,17 @@
 """Shared test settings.
 
 Hypothesis runs with a fixed derandomised profile so the default suite is
-reproducible (same examples every run) and bounded in time.
+reproducible (same examples every run) and bounded in time.  :func:`once` computes an
+expensive deterministic fixture (a claim run, a report) once per test session.
 """
 
+import fcntl
 import os
+import pickle
+from collections.abc import Callable
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -56,3 +62,39 @@ def pytest_configure(config):
         from sgmcmc_verify.cli import one_blas_thread
 
         one_blas_thread()
+
+
+@pytest.fixture(scope="session")
+def once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
+    """``once(key, compute)``: ``compute()`` run once per test session, whatever the workers.
+
+    A module-scoped fixture ran once per *visit* of a worker to its module: pytest-xdist's
+    worksteal scheduler interleaves modules, so the quick CHEAP reports of test_report.py
+    ran three times in one session, and a claim run shared by tests on both workers ran on
+    each.  The first worker to ask computes the value under a file lock and pickles it to
+    the session's shared temporary directory; the others wait for the lock and read it.
+    ``compute`` must be deterministic (a fixed seed): what a test sees is then the same
+    whichever worker computed it.  Without xdist it is a plain per-session memo.
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the workers' basetemps are siblings under one session root
+    root = root / "computed-once"
+    root.mkdir(exist_ok=True)
+    memo: dict[str, Any] = {}
+
+    def get(key: str, compute: Callable[[], Any]) -> Any:
+        if key not in memo:
+            path = root / f"{key}.pickle"
+            with open(root / f"{key}.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+                if path.exists():
+                    memo[key] = pickle.loads(path.read_bytes())
+                else:
+                    memo[key] = compute()
+                    part = path.with_suffix(".part")
+                    part.write_bytes(pickle.dumps(memo[key]))
+                    part.replace(path)
+        return memo[key]
+
+    return get

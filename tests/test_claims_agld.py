@@ -13,9 +13,9 @@ from sgmcmc_verify.estimators import AGLD
 from sgmcmc_verify.snapshots import PPU, PTU, TMU, SnapshotStrategy
 
 
-@pytest.fixture(scope="module")
-def r1():
-    return check("AGLD-R1", seed=0)
+@pytest.fixture(scope="session")
+def r1(once):
+    return once("claims_agld-r1", lambda: check("AGLD-R1", seed=0))
 
 
 def test_r1_verdicts(r1):
@@ -88,9 +88,9 @@ def test_r1_refutes_broken_strategies():
     assert parts[2].measured["tail mass: verdict"].value == "refuted"
 
 
-@pytest.fixture(scope="module")
-def r2():
-    return check("AGLD-R2", seed=0)
+@pytest.fixture(scope="session")
+def r2(once):
+    return once("claims_agld-r2", lambda: check("AGLD-R2", seed=0))
 
 
 def test_r2_verdicts(r2):

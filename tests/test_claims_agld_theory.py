@@ -71,19 +71,19 @@ def test_gelbrich_is_a_lower_bound_for_a_mixture():
     assert gel <= exact + 1e-9 and exact > 1.2 * gel
 
 
-@pytest.fixture(scope="module")
-def t1():
-    return T.check_t1()
+@pytest.fixture(scope="session")
+def t1(once):
+    return once("claims_agld_theory-t1", lambda: T.check_t1())
 
 
-@pytest.fixture(scope="module")
-def t2():
-    return T.check_t2()
+@pytest.fixture(scope="session")
+def t2(once):
+    return once("claims_agld_theory-t2", lambda: T.check_t2())
 
 
-@pytest.fixture(scope="module")
-def t5():
-    return T.check_t5()
+@pytest.fixture(scope="session")
+def t5(once):
+    return once("claims_agld_theory-t5", lambda: T.check_t5())
 
 
 def test_t1_verdicts_and_power(t1):

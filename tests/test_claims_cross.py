@@ -18,14 +18,14 @@ NO_EXACT_LAW = {*THERMOSTATS, "ewsg-lmc", "ewsg"}
 INCONSISTENT = {n for n in registry.names() if registry.get(n).temperature() != 1.0}
 
 
-@pytest.fixture(scope="module")
-def inv():
-    return check("X-INV", seed=0)
+@pytest.fixture(scope="session")
+def inv(once):
+    return once("claims_cross-inv", lambda: check("X-INV", seed=0))
 
 
-@pytest.fixture(scope="module")
-def order():
-    return check("X-ORDER", seed=0)
+@pytest.fixture(scope="session")
+def order(once):
+    return once("claims_cross-order", lambda: check("X-ORDER", seed=0))
 
 
 def _rows(result):

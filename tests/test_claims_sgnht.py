@@ -19,9 +19,12 @@ from sgmcmc_verify.problems.linear_regression import linear_regression_synthetic
 from sgmcmc_verify.registry import make_sampler
 
 
-@pytest.fixture(scope="module")
-def result():
-    return run_check("SGNHT-ALG2", sgnht.check_alg2, profile="quick", seed=0)
+@pytest.fixture(scope="session")
+def result(once):
+    return once(
+        "claims_sgnht-result",
+        lambda: run_check("SGNHT-ALG2", sgnht.check_alg2, profile="quick", seed=0),
+    )
 
 
 def test_alg2_verdict(result):

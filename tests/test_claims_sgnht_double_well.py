@@ -89,9 +89,12 @@ def test_dw_regime_chains_set_each_regime_s_exposure(monkeypatch):
     assert "in 500 chain-time units" in part.measured["no switching: well switches / exposure"].note
 
 
-@pytest.fixture(scope="module")
-def dw():
-    return run_check("SGNHT-DW", check_dw, profile="quick", seed=0)
+@pytest.fixture(scope="session")
+def dw(once):
+    return once(
+        "claims_sgnht_double_well-dw",
+        lambda: run_check("SGNHT-DW", check_dw, profile="quick", seed=0),
+    )
 
 
 def test_dw_verdicts(dw):

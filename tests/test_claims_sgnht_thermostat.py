@@ -102,9 +102,12 @@ def assert_decided(result):
 # --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def thermal():
-    return run_check("SGNHT-THERMAL", check_thermal, profile="quick", seed=0)
+@pytest.fixture(scope="session")
+def thermal(once):
+    return once(
+        "claims_sgnht_thermostat-thermal",
+        lambda: run_check("SGNHT-THERMAL", check_thermal, profile="quick", seed=0),
+    )
 
 
 def test_thermal_holds_at_every_h(thermal):
@@ -169,9 +172,12 @@ def test_thermal_refutes_a_thermostat_without_one_over_n():
 # --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def xi():
-    return run_check("SGNHT-XI", check_xi, profile="quick", seed=0)
+@pytest.fixture(scope="session")
+def xi(once):
+    return once(
+        "claims_sgnht_thermostat-xi",
+        lambda: run_check("SGNHT-XI", check_xi, profile="quick", seed=0),
+    )
 
 
 def test_xi_verdicts(xi):

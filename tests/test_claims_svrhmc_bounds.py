@@ -81,14 +81,20 @@ QUALIFIED_COR3 = {
 }
 
 
-@pytest.fixture(scope="module")
-def l1():
-    return run_check("SVRHMC-L1", svrhmc.check_l1, profile="quick", seed=0)
+@pytest.fixture(scope="session")
+def l1(once):
+    return once(
+        "claims_svrhmc_bounds-l1",
+        lambda: run_check("SVRHMC-L1", svrhmc.check_l1, profile="quick", seed=0),
+    )
 
 
-@pytest.fixture(scope="module")
-def cor3():
-    return run_check("SVRHMC-COR3", svrhmc.check_cor3, profile="quick", seed=0)
+@pytest.fixture(scope="session")
+def cor3(once):
+    return once(
+        "claims_svrhmc_bounds-cor3",
+        lambda: run_check("SVRHMC-COR3", svrhmc.check_cor3, profile="quick", seed=0),
+    )
 
 
 # --------------------------------------------------------------------------------------

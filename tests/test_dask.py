@@ -6,22 +6,21 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from test_report import CHEAP, _cli, _load, _stable, validate_report
+from test_report import CHEAP, _cli, _load, _stable, cheap_report, validate_report
 
 from sgmcmc_verify import cli
 from sgmcmc_verify.report.dask_runner import run_on_dask
 
 
-def test_report_on_a_local_cluster_matches_jobs_1(tmp_path):
-    # the CLI runs in a subprocess, so distributed's shutdown warnings cannot reach pytest
-    dirs = {}
-    for name, extra in (("jobs1", ("--jobs", "1")), ("dask", ("--scheduler", "local"))):
-        d = tmp_path / name
-        r = _cli("report", "--claims", CHEAP, "--out", str(d), "--seed", "3", *extra)
-        assert r.returncode == 0, r.stderr
-        assert "elapsed" in r.stderr
-        dirs[name] = d
-    a, b = _load(dirs["jobs1"]), _load(dirs["dask"])
+def test_report_on_a_local_cluster_matches_jobs_1(tmp_path, once, tmp_path_factory):
+    # the CLI runs in a subprocess, so distributed's shutdown warnings cannot reach pytest;
+    # the --jobs 1 report is test_report.py's (the same command, computed once a session)
+    jobs1 = once("cheap-report-jobs1", lambda: cheap_report(tmp_path_factory, 1))
+    d = tmp_path / "dask"
+    r = _cli("report", "--claims", CHEAP, "--out", str(d), "--seed", "3", "--scheduler", "local")
+    assert r.returncode == 0, r.stderr
+    assert "elapsed" in r.stderr
+    a, b = _load(jobs1), _load(d)
     validate_report(b)
     assert b["status"] == "complete"
     assert [c["claim_id"] for c in b["claims"]] == ["AGLD-R1", "AGLD-R2", "AGLD-UNB", "AGLD-MEM"]

@@ -11,8 +11,12 @@ from sgmcmc_verify.claims import ClaimResult, Measurement, Part, experiments, ru
 from sgmcmc_verify.report.errata import default_command, render_errata
 
 
-@pytest.fixture(scope="module")
-def results():
+@pytest.fixture(scope="session")
+def results(once):
+    return once("errata-results", _results)
+
+
+def _results():
     # two fast claims with errata (exact; and a substitute experiment), one confirmed claim
     cor3 = run_check("SVRHMC-COR3", svrhmc.check_cor3, profile="quick", seed=0)
     tmu = run_check("AGLD-EXP-TMU", experiments.check_agld_exp_tmu, profile="quick", seed=0)

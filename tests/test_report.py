@@ -204,17 +204,20 @@ def _cli(*args):
     )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    base = tmp_path_factory.mktemp("reports")
-    out = {}
-    for jobs in (1, 2):
-        d = base / f"jobs{jobs}"
-        r = _cli("report", "--claims", CHEAP, "--out", str(d), "--seed", "3", "--jobs", str(jobs))
-        assert r.returncode == 0, r.stderr
-        assert "elapsed" in r.stderr  # per-claim progress with elapsed time
-        out[jobs] = d
-    return out
+def cheap_report(tmp_path_factory, jobs: int) -> Path:
+    """The CHEAP claims' report (seed 3) written by the CLI with ``--jobs jobs``."""
+    d = tmp_path_factory.mktemp(f"reports-jobs{jobs}")
+    r = _cli("report", "--claims", CHEAP, "--out", str(d), "--seed", "3", "--jobs", str(jobs))
+    assert r.returncode == 0, r.stderr
+    assert "elapsed" in r.stderr  # per-claim progress with elapsed time
+    return d
+
+
+@pytest.fixture(scope="session")
+def reports(once, tmp_path_factory):
+    # shared with test_dask.py, which compares its cluster's report with the jobs-1 one
+    return {j: once(f"cheap-report-jobs{j}", lambda j=j: cheap_report(tmp_path_factory, j))
+            for j in (1, 2)}  # fmt: skip
 
 
 def _load(d):
@@ -283,17 +286,22 @@ def test_report_is_byte_identical_for_any_number_of_jobs_outside_timings(reports
     assert _stable_bytes(reports[1]) == _stable_bytes(reports[2])
 
 
-@pytest.fixture(scope="module")
-def rates_reports(tmp_path_factory):
+@pytest.fixture(scope="session")
+def rates_reports(once, tmp_path_factory):
     # SVRHMC-T2 (claims/rates.py, ~4 s in quick) once carried its wall time in params
-    base = tmp_path_factory.mktemp("rates")
-    out = []
-    for run in (1, 2):
-        d = base / f"run{run}"
-        r = _cli("report", "--claims", "SVRHMC-T2", "--out", str(d), "--seed", "3", "--jobs", "1")
-        assert r.returncode == 0, r.stderr
-        out.append(d)
-    return out
+    def run():
+        base = tmp_path_factory.mktemp("rates")
+        out = []
+        for run in (1, 2):
+            d = base / f"run{run}"
+            r = _cli(
+                "report", "--claims", "SVRHMC-T2", "--out", str(d), "--seed", "3", "--jobs", "1"
+            )
+            assert r.returncode == 0, r.stderr
+            out.append(d)
+        return out
+
+    return once("svrhmc-t2-reports", run)
 
 
 def test_same_seed_reports_are_byte_identical_outside_timings(rates_reports):

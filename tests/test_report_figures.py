@@ -389,15 +389,19 @@ EMITTERS = {
 }
 
 
-@pytest.fixture(scope="module")
-def results():
-    out = {
-        cid: claims.run_check(cid, claims.CHECKS[cid], profile="quick", seed=0) for cid in EMITTERS
-    }
-    out["SGNHT-XI"] = claims.run_check(
-        "SGNHT-XI", claims.CHECKS["SGNHT-XI"], profile="quick", seed=0, select=["gauss1"]
-    )
-    return out
+@pytest.fixture(scope="session")
+def results(once):
+    def run():
+        out = {
+            cid: claims.run_check(cid, claims.CHECKS[cid], profile="quick", seed=0)
+            for cid in EMITTERS
+        }
+        out["SGNHT-XI"] = claims.run_check(
+            "SGNHT-XI", claims.CHECKS["SGNHT-XI"], profile="quick", seed=0, select=["gauss1"]
+        )
+        return out
+
+    return once("report_figures-results", run)
 
 
 @pytest.mark.parametrize("claim_id", sorted(EMITTERS))
