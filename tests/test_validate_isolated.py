@@ -162,3 +162,36 @@ def test_garbage_arguments_are_refused_before_a_child_starts(tmp_path, kwargs, f
     args = {"target": _module(tmp_path), **kwargs}
     with pytest.raises(ValueError, match=fragment):
         validate_isolated(args.pop("target"), "sgld", mode="step", **args)
+
+
+def test_the_give_up_watch_reports_only_calls_that_outlive_the_timeout():
+    # the child's one watch thread (it replaced a timer thread per call): a call that ends
+    # in time is forgotten, one that outlives the timeout is reported once, with its number,
+    # and a call that starts while the watch idles wakes it
+    import threading
+
+    from sgmcmc_verify.validation.isolated import _GiveUpWatch
+
+    given_up: list[int] = []
+    reported = threading.Event()
+
+    def on_give_up(k: int) -> None:
+        given_up.append(k)
+        reported.set()
+
+    watch = _GiveUpWatch(0.2, on_give_up)
+    for k in range(1, 51):  # fast calls, back to back
+        watch.start(k)
+        watch.stop(k)
+    time.sleep(0.4)  # past every one of their deadlines
+    assert given_up == []
+    watch.start(51)  # the watch is idle now: this start must wake it
+    assert reported.wait(5.0) and given_up == [51]
+    watch.stop(51)  # a late return after the report changes nothing
+    time.sleep(0.3)
+    assert given_up == [51]
+    # a newer call replacing a hung one is watched from its own start
+    reported.clear()
+    watch.start(52)
+    watch.start(53)
+    assert reported.wait(5.0) and given_up == [51, 53]
