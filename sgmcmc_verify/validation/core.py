@@ -356,6 +356,10 @@ def validate(
 ) -> ValidationReport:
     """Validate an implementation, against registry ``algorithm`` or against the target alone.
 
+    Each call of ``impl`` runs in a daemon thread with ``timeout``; the whole validation,
+    those calls included, runs with numpy's BLAS limited to one thread
+    (:func:`~sgmcmc_verify.parallel.single_blas_thread`, restored after).
+
     Parameters
     ----------
     impl : SampleFunction or StepFunction
