@@ -400,7 +400,8 @@ def test_calls_share_one_thread_and_a_timed_out_call_never_answers_a_later_one(m
     # (a thread per call cost hand-offs that dominate step mode on a loaded machine)
     from sgmcmc_verify.validation import core
 
-    monkeypatch.setattr(core, "CALL_THREAD_IDLE", 0.2)
+    # an idle allowance no pause of a loaded machine reaches, until the idle part below
+    monkeypatch.setattr(core, "CALL_THREAD_IDLE", 30.0)
     monkeypatch.setattr(core._callers, "worker", None, raising=False)
     # thread objects, not idents: an ident can be reused by the next thread started
     ran_in = [core.call_with_timeout(threading.current_thread, (), 5.0) for _ in range(50)]
@@ -418,9 +419,32 @@ def test_calls_share_one_thread_and_a_timed_out_call_never_answers_a_later_one(m
         core.call_with_timeout(lambda: (_ for _ in ()).throw(ValueError("bad")), (), 5.0)
     # an idle thread leaves (no thread is left behind by a validation), and the next call
     # starts another
+    monkeypatch.setattr(core, "CALL_THREAD_IDLE", 0.2)
+    monkeypatch.setattr(core._callers, "worker", None)
+    assert core.call_with_timeout(lambda: 6, (), 5.0) == 6
     worker = core._callers.worker
     worker.join(5.0)
     assert not worker.is_alive()
+    assert core.call_with_timeout(lambda: 7, (), 5.0) == 7
+
+
+def test_a_new_call_thread_cannot_leave_before_its_first_call(monkeypatch):
+    # the job is queued before the thread starts: with no idle allowance at all, a thread
+    # started first could retire before the job reached it, and the call was lost (a
+    # timeout for a healthy implementation; with timeout=None, a hang)
+    from sgmcmc_verify.validation import core
+
+    monkeypatch.setattr(core, "CALL_THREAD_IDLE", 0.0)
+    monkeypatch.setattr(core._callers, "worker", None, raising=False)
+    assert [core.call_with_timeout(lambda i=i: i, (), 5.0) for i in range(20)] == list(range(20))
+
+
+def test_a_call_thread_that_is_not_running_is_replaced(monkeypatch):
+    # after os.fork() the child holds the parent's thread object, which runs nothing there:
+    # a call queued to it would wait out its timeout
+    from sgmcmc_verify.validation import core
+
+    monkeypatch.setattr(core._callers, "worker", core._CallThread(), raising=False)
     assert core.call_with_timeout(lambda: 7, (), 5.0) == 7
 
 
@@ -442,3 +466,10 @@ def test_the_validation_and_the_implementations_calls_run_with_one_blas_thread()
         after = {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
     assert seen and all(s == {1} for s in seen)
     assert outside == after == {2}
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, math.nan, math.inf, 1e12, True, "5"])
+def test_a_timeout_that_cannot_be_waited_is_a_one_line_error(timeout):
+    # inf and 1e12 s used to reach the waiting lock and raise OverflowError as a traceback
+    with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
+        validate(lambda p, h, n, c, s: None, "sgld", timeout=timeout)

@@ -153,6 +153,9 @@ def test_the_cli_exit_codes_through_the_child(tmp_path, capsys):
         ({"timeout": math.nan}, "timeout must be a positive"),
         ({"timeout": -1.0}, "timeout must be a positive"),
         ({"timeout": 0}, "timeout must be a positive"),
+        ({"timeout": math.inf}, "timeout must be a positive"),  # was an overflow in the child
+        ({"timeout": 1e12}, "timeout must be a positive"),
+        ({"timeout": True}, "timeout must be a positive"),
         ({"slack": math.inf}, "slack must be a positive"),
         ({"grace": 0.0}, "grace must be a positive"),
         ({"grace": math.nan}, "grace must be a positive"),
@@ -190,8 +193,11 @@ def test_the_give_up_watch_reports_only_calls_that_outlive_the_timeout():
     watch.stop(51)  # a late return after the report changes nothing
     time.sleep(0.3)
     assert given_up == [51]
-    # a newer call replacing a hung one is watched from its own start
+    # a newer call replacing a hung one is watched from its own start (a second watch with
+    # a timeout no pause between the two starts reaches)
+    given_up.clear()
     reported.clear()
-    watch.start(52)
-    watch.start(53)
-    assert reported.wait(5.0) and given_up == [51, 53]
+    slow = _GiveUpWatch(2.0, on_give_up)
+    slow.start(52)
+    slow.start(53)
+    assert reported.wait(10.0) and given_up == [53]

@@ -199,10 +199,11 @@ def call_with_timeout(fn: Callable[..., Any], args: tuple, timeout: float | None
     The thread is reused across the calls of one calling thread (:class:`_CallThread`).
     """
     worker = getattr(_callers, "worker", None)
-    if worker is None or not worker.submit(fn, args):
+    # is_alive(): a thread object inherited through os.fork() runs nothing in this process
+    if worker is None or not worker.is_alive() or not worker.submit(fn, args):
         worker = _callers.worker = _CallThread()
+        worker.submit(fn, args)  # queued before it runs, so it cannot leave idle first
         worker.start()
-        worker.submit(fn, args)
     try:
         ok, value = worker.results.get(timeout=timeout)
     except queue.Empty:
@@ -318,8 +319,16 @@ def _check_args(algorithm, mode, profile, alpha, seed, timeout) -> None:
         raise ValueError(f"alpha must be a probability in (0, 1), got {alpha!r}")
     if not (isinstance(seed, int | np.integer) and not isinstance(seed, bool) and seed >= 0):
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
-        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    # TIMEOUT_MAX: a longer wait is an OverflowError inside the lock (inf included)
+    if timeout is not None and not (
+        isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+        and 0 < timeout <= threading.TIMEOUT_MAX
+    ):
+        raise ValueError(
+            f"timeout must be a positive number of seconds (at most {threading.TIMEOUT_MAX:g}) "
+            f"or None, got {timeout!r}"
+        )
 
 
 def check_params(algorithm: str | None, params: Mapping[str, Any]) -> None:
@@ -440,15 +449,29 @@ def validate(
     # (the calls' and the harness's) cost 18 ms a solve of a 6×6 system on a loaded machine.
     with single_blas_thread():
         return _validate_checked(
-            impl, algorithm, mode, params, profile, alpha, seed, timeout, hs, reference,
-            state, noise_dim, unit_mass, first_failure,
+            impl, algorithm, mode=mode, params=params, profile=profile, alpha=alpha,
+            seed=seed, timeout=timeout, hs=hs, reference=reference, state=state,
+            noise_dim=noise_dim, unit_mass=unit_mass, first_failure=first_failure,
         )  # fmt: skip
 
 
 def _validate_checked(
-    impl, algorithm, mode, params, profile, alpha, seed, timeout, hs, reference, state,
-    noise_dim, unit_mass, first_failure,
-) -> ValidationReport:  # fmt: skip
+    impl: SampleFunction | StepFunction,
+    algorithm: str | None,
+    *,
+    mode: str,
+    params: dict[str, Any],
+    profile: str,
+    alpha: float,
+    seed: int,
+    timeout: float | None,
+    hs: tuple[float, ...] | None,
+    reference: bool,
+    state: Sequence[str] | Mapping[str, Any] | None,
+    noise_dim: int | None,
+    unit_mass: bool,
+    first_failure: bool,
+) -> ValidationReport:
     """:func:`validate` after its arguments are checked."""
     if mode == "step":
         from .probing import MIN_HS

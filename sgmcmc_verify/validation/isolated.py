@@ -16,7 +16,8 @@ validation in a child process instead:
   pipe of their own, so the user's prints cannot corrupt them;
 * before and after each call of the user's function the child sends a numbered
   heartbeat, and a "gave up" one when its own per-call timeout ends the wait (the call
-  is then an ``error`` and the validation goes on); the parent kills the child when a
+  is then an ``error`` and the validation goes on; unless the next call has already
+  begun, whose "call" message moves the parent's watchdog on); the parent kills the child when a
   call has neither returned nor been given up after ``timeout + grace`` seconds (a child
   stopped, or stuck without releasing the GIL), or when nothing arrives for ``slack``
   seconds between calls (the harness's own work); a given-up call that returns later
@@ -290,8 +291,15 @@ def validate_isolated(
     """
     if not isinstance(target, str):
         raise ValueError(f"target must be a 'MODULE:FUNCTION' string, got {type(target).__name__}")
-    if timeout is not None and not (isinstance(timeout, int | float) and 0 < timeout < math.inf):
-        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    if timeout is not None and not (
+        isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+        and 0 < timeout <= threading.TIMEOUT_MAX  # the child's waits overflow beyond it
+    ):
+        raise ValueError(
+            f"timeout must be a positive number of seconds (at most {threading.TIMEOUT_MAX:g}) "
+            f"or None, got {timeout!r}"
+        )
     for name, value in (("slack", slack), ("grace", grace)):
         if not (isinstance(value, int | float) and 0 < value < math.inf):
             raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
