@@ -15,6 +15,7 @@ the results, hence the report, are the same whichever mapper ran them.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -86,9 +87,24 @@ def dask_mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         return client.gather(client.map(one, items, pure=False))
 
 
+#: :func:`single_blas_thread` blocks open in this process (all threads), and the limits
+#: the outermost one replaced: the limit is process-wide, so it is restored only when the
+#: last block closes, whichever thread opened it.
+_BLAS_LOCK = threading.Lock()
+_BLAS_DEPTH = 0
+_BLAS_SAVED: Any = None
+
+
 @contextmanager
 def single_blas_thread() -> Iterator[None]:
-    """numpy's BLAS (and OpenMP) pools limited to one thread inside the block, restored after.
+    """numpy's BLAS pools limited to one thread inside the block, restored after.
+
+    BLAS limits (OpenBLAS, MKL) are process-wide; OpenMP's (PyTorch's intra-op threads)
+    hold in the calling thread only.  Blocks may nest and overlap across threads (two
+    ``validate`` calls at once): the limit is set by the first block to open and restored
+    by the last to close.  Seen with OpenBLAS 0.3.31: a thread count set from a thread
+    other than the main one is ignored once the main thread has set one, so the limit
+    holds for work started from the main thread (the CLI, pytest, ``report`` workers).
 
     A check's numbers must not depend on its process's BLAS threads: a multithreaded
     product splits its sums differently.  LMC on the AGLD mixture (1000 chains,
@@ -99,10 +115,35 @@ def single_blas_thread() -> Iterator[None]:
     under it, so the report, ``check`` and the Python API give the same numbers
     whatever the machine's cores and however the work is spread.
     """
+    global _BLAS_DEPTH, _BLAS_SAVED
+    with _BLAS_LOCK:
+        if _BLAS_DEPTH == 0:
+            _BLAS_SAVED = _limit_to_one()
+        _BLAS_DEPTH += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_DEPTH -= 1
+            if _BLAS_DEPTH == 0:
+                _BLAS_SAVED.restore_original_limits()
+                _BLAS_SAVED = None
+
+
+def _limit_to_one() -> Any:
+    """``threadpool_limits(limits=1)`` (its controller, to restore), without its warning."""
+    import warnings
+
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1):
-        yield
+    with warnings.catch_warnings():
+        # threadpoolctl warns when two OpenMP runtimes are loaded (e.g. torch's and
+        # numpy's): a fact of the user's environment, not of this call, which must not
+        # fail a suite running with warnings as errors
+        warnings.filterwarnings(
+            "ignore", message=".*OpenMP.*loaded at the same time", category=RuntimeWarning
+        )
+        return threadpool_limits(limits=1)
 
 
 def _single_threaded(fn: Callable[[T], R], x: T) -> R:

@@ -53,3 +53,19 @@ def test_a_check_runs_with_one_blas_thread_whatever_the_process_has():
         res = claims.run_check("AGLD-R1", check, profile="quick", seed=0)
         after = _blas_threads()
     assert seen == [1] and after == 2 and res.verdict == "error"
+
+
+def test_overlapping_blocks_keep_the_limit_until_the_last_closes():
+    # two validations in two threads open and close their blocks in any order: A opens,
+    # B opens, A closes while B runs.  The limit is process-wide, so B must still have one
+    # thread; each block restoring what it saw on entry gave B two (and left the process
+    # at one for good once B closed).  Driven from this thread: OpenBLAS 0.3.31 ignores a
+    # thread count set from another thread once the main thread has set one.
+    a, b = single_blas_thread(), single_blas_thread()
+    with threadpool_limits(limits=2):
+        a.__enter__()
+        b.__enter__()
+        a.__exit__(None, None, None)
+        assert _blas_threads() == 1
+        b.__exit__(None, None, None)
+        assert _blas_threads() == 2
