@@ -65,7 +65,7 @@ def pytest_configure(config):
 
 
 @pytest.fixture(scope="session")
-def once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
+def once(request, tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
     """``once(key, compute)``: ``compute()`` run once per test session, whatever the workers.
 
     A module-scoped fixture ran once per *visit* of a worker to its module: pytest-xdist's
@@ -73,13 +73,17 @@ def once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
     ran three times in one session, and a claim run shared by tests on both workers ran on
     each.  The first worker to ask computes the value under a file lock and pickles it to
     the session's shared temporary directory; the others wait for the lock and read it.
-    ``compute`` must be deterministic (a fixed seed): what a test sees is then the same
-    whichever worker computed it.  Without xdist it is a plain per-session memo.
+    ``compute`` must be deterministic (a fixed seed), so that what a test sees is the same
+    whichever worker computed it; its value must pickle, and no test may modify it (every
+    test of the session shares it).  Without xdist it is a plain per-session memo.
     """
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the workers' basetemps are siblings under one session root
-    root = root / "computed-once"
+    workerinput = getattr(request.config, "workerinput", None)
+    if workerinput is not None:
+        # one directory per xdist run, named by its id: the workers' basetemps are siblings
+        # under the session's root, and the id keeps any other run's values apart
+        root = tmp_path_factory.getbasetemp().parent / f"computed-once-{workerinput['testrunuid']}"
+    else:
+        root = tmp_path_factory.getbasetemp() / "computed-once"
     root.mkdir(exist_ok=True)
     memo: dict[str, Any] = {}
 
@@ -89,12 +93,13 @@ def once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
             with open(root / f"{key}.lock", "w") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
                 if path.exists():
-                    memo[key] = pickle.loads(path.read_bytes())
+                    value = pickle.loads(path.read_bytes())
                 else:
-                    memo[key] = compute()
+                    value = compute()
                     part = path.with_suffix(".part")
-                    part.write_bytes(pickle.dumps(memo[key]))
+                    part.write_bytes(pickle.dumps(value))
                     part.replace(path)
+            memo[key] = value
         return memo[key]
 
     return get
