@@ -614,7 +614,9 @@ def _preload_checks(ids: Sequence[str]) -> None:
     """Import the check modules of ``ids`` in this process (best effort: a module that fails
     to import here fails again, with its traceback, in the worker that runs its claim)."""
     from . import claims
-    from .report import figures  # noqa: F401  (matplotlib: every worker draws its figures)
+    from .report import figures
+
+    figures.warm_up()  # fonts and the mathtext parser, inherited by every later worker
 
     try:
         # stats.fit_order imports statsmodels (and pandas: ~570 modules) when first called:
