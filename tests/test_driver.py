@@ -86,3 +86,44 @@ def test_a_thin_longer_than_the_kept_steps_is_an_error():
     prob = sv.problems.get("gaussian-differing-2d")
     with pytest.raises(ValueError, match=r"thin \(40\) exceeds the n_steps − burn_in = 39"):
         sv.run("sgld", prob, h=0.1, n_steps=41, burn_in=2, thin=40, chains=3)
+
+
+def _blas_threads() -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+
+
+def test_a_run_gives_the_same_bits_whatever_the_process_blas_threads():
+    # LMC on the AGLD mixture (θ Aᵀ with N = 500, d = 10) at 1000 chains: a product split
+    # over two OpenBLAS threads sums in another order (2.8e-17 apart, measured), so without
+    # the driver's own limit the public API's bits depended on the machine's cores
+    from threadpoolctl import threadpool_limits
+
+    prob = sv.problems.get("agld-gmm")
+
+    def theta(threads):
+        with threadpool_limits(limits=threads):
+            s = make_sampler("lmc", prob, h=1e-3)
+            return run_sampler(s, n_steps=5, chains=1000, seed=1).draws["theta"]
+
+    assert np.array_equal(theta(1), theta(2))
+
+
+def test_a_run_uses_one_blas_thread_and_restores_the_process_limit():
+    from threadpoolctl import threadpool_limits
+
+    from sgmcmc_verify.problems import GaussianQuadratic
+
+    seen = []
+
+    class Watched(GaussianQuadratic):
+        def _grad(self, theta):
+            seen.append(_blas_threads())
+            return super()._grad(theta)
+
+    prob = Watched(np.zeros((2, 2)), np.stack([np.eye(2)] * 2))
+    with threadpool_limits(limits=2):
+        run_sampler(make_sampler("lmc", prob, h=0.1), n_steps=3, chains=4, seed=0)
+        after = _blas_threads()
+    assert seen and set(seen) == {1} and after == 2
