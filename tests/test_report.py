@@ -96,7 +96,15 @@ def validate_report(doc):
     _keys(
         doc["environment"],
         ".environment",
-        {"python": str, "platform": str, "processor": str, "cpus": (int, type(None))},
+        {
+            "python": str,
+            "platform": str,
+            "processor": str,
+            "cpu": (str, type(None)),
+            "cpus": (int, type(None)),
+            "blas": list,
+            "numpy_simd": (list, type(None)),
+        },
         {"packages", "jobs"},
     )
     ids = []

@@ -464,8 +464,9 @@ def test_report_with_the_new_kinds_validates(results, tmp_path):
     from test_report import validate_report
 
     chosen = [results[c] for c in ("X-VR", "SVRHMC-T5", "SGNHT-XI")]
-    meta = {"profile": "quick", "seed": 0, "environment": {"python": "3", "platform": "p",
-            "processor": "x", "cpus": 1}, "wall_time_s": 1.0}  # fmt: skip
+    from sgmcmc_verify.report import environment
+
+    meta = {"profile": "quick", "seed": 0, "environment": environment(), "wall_time_s": 1.0}
     write_report(chosen, tmp_path, meta)
     doc = json.loads((tmp_path / "report.json").read_text())
     validate_report(doc)
