@@ -23,7 +23,6 @@ from sgmcmc_verify.estimators import (
     fill_by_chunks,
     first_occurrence,
     flat_rows,
-    middle_sum,
     row_items,
     snapshot_ages,
     table_rows,
@@ -478,20 +477,6 @@ def test_first_occurrence_with_a_bound_compares_indices_exactly(N):
     got = first_occurrence(idx, N)
     assert got.tolist() == ref
     assert got.flags.c_contiguous
-
-
-@pytest.mark.parametrize("shape", [(1, 10, 2), (7, 10, 3), (64, 33, 10), (5, 1, 4), (9, 10, 1)])
-def test_middle_sum_is_numpys_sum_over_the_batch_bit_for_bit(shape):
-    """``middle_sum`` stands for ``x.sum(axis=1)`` in the estimators, so it must give the same
-    bits, C-contiguous or not, d = 1 (numpy's pairwise sum) included.  Terms of magnitudes
-    1e−8 … 1e8 make any other summation order round differently."""
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, shape)
-    strided = np.ascontiguousarray(x.transpose(1, 0, 2)).transpose(1, 0, 2)
-    for a in (x, strided, x.astype(np.float32), (x * 1e-8).astype(np.int32)):
-        got, want = middle_sum(a), a.sum(axis=1)
-        np.testing.assert_array_equal(got, want)
-        assert got.dtype == want.dtype
 
 
 @pytest.mark.parametrize("name", ["ppu-ra", "tmu-ra"])

@@ -195,15 +195,6 @@ class AGLDMixture(Problem):
         np.subtract(theta[:, None, :], g, out=g)
         return np.divide(g, self.N, out=g)
 
-    def _component_grad_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        g = self._component_grads(theta, idx)
-        if self.d < 2:
-            return g.sum(axis=1)
-        # For d ≥ 2 numpy's sum over the middle axis adds the b rows one after another
-        # from 0, as this einsum does (the same bits, checked over shapes); the einsum is
-        # 2–4× faster.  (For d = 1 numpy's sum is pairwise, so it is kept.)
-        return np.einsum("cbi->ci", g)
-
     def _grad(self, theta: np.ndarray) -> np.ndarray:
         # ∇U = x − (1/N) Σ a_i tanh(a_iᵀx): O(N d) per chain, no (chains, N, d) array.
         # θ − tanh(θAᵀ)A / N with tanh in place and the last two steps in the product's
