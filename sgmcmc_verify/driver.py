@@ -21,7 +21,6 @@ from ._rowsum import sum_last
 from ._validation import as_theta, choice, finite_array, positive, positive_int
 from .algorithms import Sampler
 from .estimators import FullGradient, InjectedNoise
-from .parallel import single_blas_thread
 from .problems.base import Problem
 from .registry import make_sampler
 
@@ -234,55 +233,48 @@ def run_sampler(
         _check_recordable(name, sampler)
 
     t0 = time.perf_counter()
-    # One BLAS thread for the whole run: a multithreaded product splits its sums
-    # differently, so the same seed gave other bits on a machine with more cores (LMC on
-    # agld-gmm: 2.8e-17 apart with two OpenBLAS threads), and at these per-chain sizes
-    # the second thread only spins (SAGA-LD at 1e4 chains: 1.45 CPU/wall, the same wall
-    # time).  Inside a check or a validation the block is already open: a no-op.
-    with single_blas_thread():
-        rng = np.random.default_rng(seed)
-        state = sampler.init(theta0, rng)
-        n_kept = (n_steps - burn_in) // thin
-        store = keep == "draws"
-        # draws are written into (chains, n_kept, ...) arrays allocated at the first record:
-        # the same values as stacking a list of per-step copies, without the list (half the
-        # peak memory) and 1.2-5× faster (a (1250, 22000) record: 0.11 s against 0.62 s)
-        out: dict[str, np.ndarray] = {}
-        sum1 = np.zeros((chains, problem.d)) if not store else None
-        sum2 = np.zeros((chains, problem.d, problem.d)) if not store else None
-        outer = np.empty((chains, problem.d, problem.d)) if not store else None
-        report_every = max(1, n_steps // 10)
-        for t in range(n_steps):
-            rand, state = sampler.draw(state, rng)
-            state, info = sampler.step(state, rand)
-            s = t + 1 - burn_in
-            if s > 0 and s % thin == 0 and s // thin <= n_kept:
-                if store:
-                    j = s // thin - 1
-                    for name in record:
-                        obs = np.asarray(_observable(name, sampler, state, info))
-                        if name not in out:
-                            out[name] = np.empty((chains, n_kept, *obs.shape[1:]), obs.dtype)
-                        out[name][:, j] = obs
-                else:
-                    sum1 += state.theta
-                    # the product into a buffer, then added: the same bits as a temporary
-                    np.multiply(state.theta[:, :, None], state.theta[:, None, :], out=outer)
-                    sum2 += outer
-            if progress and (t + 1) % report_every == 0:
-                print(
-                    f"  {sampler.name}: {100 * (t + 1) // n_steps}% ({t + 1}/{n_steps} steps)",
-                    file=sys.stderr,
-                )
-        draws = out
-        if not store:
-            moments = {"mean": sum1 / n_kept, "second": sum2 / n_kept}
-        elif "theta" in draws:
-            th = draws["theta"]
-            second = np.einsum("cti,ctj->cij", th, th) / n_kept
-            moments = {"mean": th.mean(axis=1), "second": second}
-        else:
-            moments = {}
+    rng = np.random.default_rng(seed)
+    state = sampler.init(theta0, rng)
+    n_kept = (n_steps - burn_in) // thin
+    store = keep == "draws"
+    # draws are written into (chains, n_kept, ...) arrays allocated at the first record:
+    # the same values as stacking a list of per-step copies, without the list (half the
+    # peak memory) and 1.2-5× faster (a (1250, 22000) record: 0.11 s against 0.62 s)
+    out: dict[str, np.ndarray] = {}
+    sum1 = np.zeros((chains, problem.d)) if not store else None
+    sum2 = np.zeros((chains, problem.d, problem.d)) if not store else None
+    outer = np.empty((chains, problem.d, problem.d)) if not store else None
+    report_every = max(1, n_steps // 10)
+    for t in range(n_steps):
+        rand, state = sampler.draw(state, rng)
+        state, info = sampler.step(state, rand)
+        s = t + 1 - burn_in
+        if s > 0 and s % thin == 0 and s // thin <= n_kept:
+            if store:
+                j = s // thin - 1
+                for name in record:
+                    obs = np.asarray(_observable(name, sampler, state, info))
+                    if name not in out:
+                        out[name] = np.empty((chains, n_kept, *obs.shape[1:]), obs.dtype)
+                    out[name][:, j] = obs
+            else:
+                sum1 += state.theta
+                # the product into a buffer, then added: the same bits as a temporary
+                np.multiply(state.theta[:, :, None], state.theta[:, None, :], out=outer)
+                sum2 += outer
+        if progress and (t + 1) % report_every == 0:
+            print(
+                f"  {sampler.name}: {100 * (t + 1) // n_steps}% ({t + 1}/{n_steps} steps)",
+                file=sys.stderr,
+            )
+    draws = out
+    if not store:
+        moments = {"mean": sum1 / n_kept, "second": sum2 / n_kept}
+    elif "theta" in draws:
+        th = draws["theta"]
+        moments = {"mean": th.mean(axis=1), "second": np.einsum("cti,ctj->cij", th, th) / n_kept}
+    else:
+        moments = {}
     return RunResult(
         draws=draws,
         moments=moments,
