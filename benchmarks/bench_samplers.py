@@ -32,7 +32,9 @@ Repetitions alternate the implementations (A, B, C, A, B, C, ...) so that a
 change in machine load hits all of them alike; each row reports the median rate
 and the median of the per-repetition ratios.  The CPU column is process CPU
 seconds over wall seconds: above 1 means the implementation used more than one
-core (numpy's BLAS or XLA's thread pool).
+core (XLA's thread pool).  The references run under one BLAS thread
+(``parallel.single_blas_thread``), as the numba loops run on one core: equal work
+on equal cores, blackjax excepted, which is timed as a user would run it.
 
 The last table is the PPU-RA peak memory (tracemalloc: numpy's allocations, init
 and 5 steps) against the bytes of its snapshot table.
@@ -59,6 +61,7 @@ from collections.abc import Callable
 import numpy as np
 
 import sgmcmc_verify as sv
+from sgmcmc_verify.parallel import single_blas_thread
 
 H = 1e-4  # step size: stable for this posterior (largest precision eigenvalue ≈ 1.4e2)
 A_FRICTION = 1.0  # sghmc-chen's friction A (registry default) = blackjax's alpha
@@ -459,9 +462,17 @@ def main() -> None:
         name, params = VARIANTS.get(name, (name, {}))
         if name == "sghmc-chen":
             params = {"A": A_FRICTION}
-        return lambda seed: sv.run(
-            name, prob, h=H, n_steps=T, chains=C, seed=seed, record=(), n=n, **params
-        )
+
+        def run(seed):
+            # one BLAS thread, as the numba loops have: at 1e4 chains SAGA's and SVRG's
+            # per-chain products otherwise keep a second OpenBLAS thread spinning for the
+            # same wall time (SAGA-LD 1.45 CPU/wall, SVRG-LD 2.0, measured)
+            with single_blas_thread():
+                return sv.run(
+                    name, prob, h=H, n_steps=T, chains=C, seed=seed, record=(), n=n, **params
+                )
+
+        return run
 
     def numba_run(name):
         extra = (A_FRICTION,) if name == "sghmc-chen" else ()

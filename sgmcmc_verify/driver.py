@@ -140,7 +140,15 @@ def run(
     chains : int
         Number of independent chains.
     seed : int
-        Seed of ``np.random.default_rng``; the same seed gives the same numbers.
+        Seed of ``np.random.default_rng``; the same seed gives the same numbers on the same
+        machine with the same BLAS threads.  Products that numpy hands to BLAS (a GLM's
+        ``θ Zᵀ``, the AGLD mixture's ``θ Aᵀ``, SAGA's per-chain batch sums) are split over
+        the process's BLAS threads, which changes their last bits (LMC on ``agld-gmm``,
+        1000 chains: 2.8e-17 between one and two OpenBLAS threads).  For numbers that do
+        not depend on the cores, run inside :func:`sgmcmc_verify.parallel.single_blas_thread`
+        from the main thread, as every claim check and validation does; the driver does not
+        set a limit itself, because OpenBLAS ignores one set from another thread once the
+        main thread has set one.
     theta0 : ndarray, shape (d,) or (chains, d), optional
         Initial state; default zeros (as SVRHMC Algorithms 1–4 initialise).
     burn_in : int
