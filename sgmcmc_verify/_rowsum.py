@@ -1,6 +1,11 @@
-"""Sums over a short axis, with numpy's bits and without its reduction overhead.
+"""Per-step sums with numpy's bits and without its reduction overhead.
 
-The samplers' per-step reductions are over a state's ``d`` coordinates: ``|p|²`` in the
+* :func:`sum_last`: over a state's ``d`` coordinates (a short last axis);
+* :func:`middle_sum`: over a minibatch's ``b`` component gradients (the middle axis of a
+  ``(chains, b, d)`` array; ``b`` up to ``N``), in the estimators and in
+  :meth:`Problem.component_grad_sum <sgmcmc_verify.problems.base.Problem.component_grad_sum>`.
+
+The first kind is over a state's ``d`` coordinates: ``|p|²`` in the
 thermostat updates (SGNHT Alg. 1 line 5) and the recorded kinetic energy, with
 ``d`` = 1–10 and thousands of chains.  ``x.sum(axis=-1)`` on a (chains, d) array runs
 numpy's reduction machinery once per row: at d = 2 it costs 14–60 µs for 1000–5000

@@ -75,6 +75,14 @@ def finite_array(name: str, arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+def frozen(arr: np.ndarray) -> np.ndarray:
+    """A read-only float64 copy of ``arr``: a problem's data that nothing can change after
+    the problem (and the caches keyed on its content) were built from it."""
+    out = np.array(arr, dtype=np.float64)
+    out.setflags(write=False)
+    return out
+
+
 def check_indices(idx: np.ndarray, N: int, chains: int) -> np.ndarray:
     """Validate component indices of shape ``(chains, b)`` with entries in ``[0, N)``."""
     idx = np.asarray(idx)

@@ -59,7 +59,8 @@ def test_other_dtypes_fall_back_to_numpy():
 
 @pytest.mark.parametrize("shape", [(1, 10, 2), (7, 10, 3), (64, 33, 10), (5, 1, 4), (9, 10, 1)])
 def test_middle_sum_is_numpys_sum_over_the_batch_bit_for_bit(shape):
-    """``middle_sum`` stands for ``x.sum(axis=1)`` in the estimators, so it must give the same
+    """``middle_sum`` stands for ``x.sum(axis=1)`` in the estimators and in
+    ``Problem.component_grad_sum``, so it must give the same
     bits, C-contiguous or not, d = 1 (numpy's pairwise sum) included.  Terms of magnitudes
     1e−8 … 1e8 make any other summation order round differently."""
     rng = np.random.default_rng(0)

@@ -123,8 +123,9 @@ def _vmapped_per_datum(kernel, algorithm, problem, h, n_steps, n_chains, seed):
     N, d = problem.N, problem.d
     q = pa.posteriors_parameters(kernel, algorithm, targets.step_params(algorithm), h, N)
     with pa._torch_settings(torch, seed):
-        c_all, P_all = torch.as_tensor(problem.centres), torch.as_tensor(problem.precisions)
-        L0, m0 = torch.as_tensor(problem.prior_precision), torch.as_tensor(problem.prior_mean)
+        # copies: the problem's arrays are read-only, which torch cannot share
+        c_all, P_all = torch.tensor(problem.centres), torch.tensor(problem.precisions)
+        L0, m0 = torch.tensor(problem.prior_precision), torch.tensor(problem.prior_mean)
         n = q["batch"]
 
         def log_posterior(theta, batch):

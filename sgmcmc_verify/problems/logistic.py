@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
-from .._validation import choice, finite_array, positive, positive_int
+from .._validation import choice, finite_array, frozen, positive, positive_int
 from .base import Exact, GLMProblem
 
 # scipy.special takes ~0.2 s to import, so it is imported inside the functions that use
@@ -406,19 +406,19 @@ def _quadrature_cached(
         R, trunc = 0.0, 0.0
     cov_hi = 0.5 * (c_hi + c_hi.T)
     return QuadratureResult(
-        mean=_frozen(m_hi),
-        cov=_frozen(cov_hi),
+        mean=frozen(m_hi),
+        cov=frozen(cov_hi),
         log_normaliser=float(z_hi),
-        mean_err=_frozen(np.abs(m_hi - m_lo) + trunc * R),
-        cov_err=_frozen(np.abs(cov_hi - 0.5 * (c_lo + c_lo.T)) + trunc * R**2),
+        mean_err=frozen(np.abs(m_hi - m_lo) + trunc * R),
+        cov_err=frozen(np.abs(cov_hi - 0.5 * (c_lo + c_lo.T)) + trunc * R**2),
         log_normaliser_err=float(abs(z_hi - z_lo) + trunc),
         nodes=(n_lo, n_hi),
         rule=rule,
         sinh_scale=sinh_scale,
         half_width=V if rule == "sinh-trapezoid" else float("nan"),
         boundary_mass=boundary_mass,
-        mode=_frozen(mode),
-        laplace_cov=_frozen(laplace_cov),
+        mode=frozen(mode),
+        laplace_cov=frozen(laplace_cov),
     )
 
 
@@ -430,12 +430,6 @@ def _check_nodes(nodes) -> tuple[int, int]:
     if n_lo >= n_hi:
         raise ValueError(f"need nodes[0] < nodes[1], got {nodes!r}")
     return n_lo, n_hi
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, dtype=np.float64)
-    a.setflags(write=False)
-    return a
 
 
 def default_nodes(N: int, d: int) -> tuple[int, int] | None:
@@ -519,8 +513,8 @@ class LogisticRegression(GLMProblem):
         self._exact_computed = False
         super().__init__(name=name, N=N, d=d, citation=CITATION)
         # private read-only copies: the cached reference must stay valid
-        self.Z = _frozen(X)
-        self.y = _frozen(y)
+        self.Z = frozen(X)
+        self.y = frozen(y)
         self.prior_sd = tau
         self.tau2 = tau**2
         self.feature_names = feature_names

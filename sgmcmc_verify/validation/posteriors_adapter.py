@@ -359,7 +359,9 @@ def sample_function(
         N, d = problem.N, problem.d
         q = posteriors_parameters(kernel, algorithm, full_params, h, N, convention)
         with _torch_settings(torch, seed):
-            centres, precisions, L0, m0 = (torch.as_tensor(a) for a in _jax_data(problem))
+            # copies (N·d² numbers): a problem's arrays are read-only, and torch warns that
+            # it cannot share memory with a non-writable array
+            centres, precisions, L0, m0 = (torch.tensor(a) for a in _jax_data(problem))
             n = q["batch"]
             weight = N / n if n is not None else 1.0
             # f_i(θ) = ½θᵀΛ_iθ − θᵀΛ_ic_i + const: a minibatch drawn with multiplicities
