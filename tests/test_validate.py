@@ -473,3 +473,41 @@ def test_a_timeout_that_cannot_be_waited_is_a_one_line_error(timeout):
     # inf and 1e12 s used to reach the waiting lock and raise OverflowError as a traceback
     with pytest.raises(ValueError, match="timeout must be a positive number of seconds"):
         validate(lambda p, h, n, c, s: None, "sgld", timeout=timeout)
+
+
+def _baoab_sampler(stale: bool):
+    """A sample function running BAOAB with a cached gradient (γ = FRICTION); with
+    ``stale`` the new gradient is taken at the θ the step started from (a bug)."""
+    from sgmcmc_verify.validation.targets import FRICTION
+
+    def sample(problem, h, n_steps, n_chains, seed):
+        rng = np.random.default_rng(seed)
+        th = np.zeros((n_chains, problem.d))
+        p, g = th.copy(), problem.grad(th)
+        c = np.exp(-FRICTION * h)
+        out = np.empty((n_chains, n_steps, problem.d))
+        for t in range(n_steps):
+            th0 = th
+            p = p - h / 2 * g
+            th = th + h / 2 * p
+            p = c * p + np.sqrt(1 - c * c) * rng.standard_normal(th.shape)
+            th = th + h / 2 * p
+            g = problem.grad(th0 if stale else th)
+            p = p - h / 2 * g
+            out[:, t] = th
+        return out
+
+    return sample
+
+
+def test_a_law_no_z_test_rejects_is_named_with_its_resolution_never_called_a_valid_scheme():
+    """A BAOAB whose gradient is taken at the old θ fails as ``baoa``, and no z-test rejects
+    ULD-EM's law for it at the quick profile: the diagnosis names ULD-EM with the resolution
+    and does not call the bug "a valid different discretisation, not a bug" (it did)."""
+    assert validate(_baoab_sampler(stale=False), "baoa", params={"gradient": "full"}).passed
+    rep = validate(_baoab_sampler(stale=True), "baoa", params={"gradient": "full"})
+    assert rep.verdict == "fail"
+    diag = next(c for c in rep.checks if c.name == "diagnosis")
+    assert "consistent with the exact law of `uld-em`" in diag.message
+    assert "goes unseen at power" in diag.message and "mode='step'" in diag.message
+    assert "not a bug" not in diag.message and "valid different discretisation," not in diag.message

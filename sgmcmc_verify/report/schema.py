@@ -58,7 +58,7 @@ def environment(**extra: Any) -> dict[str, Any]:
     ``cpu``, ``blas`` and ``numpy_simd`` say which machine code did the arithmetic: the
     same seed gives byte-identical numbers on one machine, but two CPUs that take other
     BLAS or SIMD paths can differ in the last bits, and wholly in rounding residues (seen:
-    the committed quick report rerun on another CPU had 1,444 of 17,616 numbers differ
+    the committed quick report rerun on another CPU had 1,494 of its 17,616 floats differ
     and every claim and part verdict the same).
     """
     versions = {}
