@@ -6,6 +6,8 @@ diagnosis the numbers support; a step the probe cannot judge is an error, not a 
 All exact: no statistical test, so no α.
 """
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -368,3 +370,41 @@ def test_a_different_discretisation_is_not_called_a_parameter_slip():
     law = next(c for c in validate(step, "uld-em", mode="step").checks
                if c.name == "exact law of uld-em")  # fmt: skip
     assert law.verdict == "fail" and "parameter-mapping slip" not in law.message
+
+
+def sgld_with_extras(state, *, h, noise, indices, problem, randomness=None, noise_scale=1.0):
+    """SGLD that also keeps a running average of θ and the last noise (harmless state)."""
+    new = sgld(state, h=h, noise=noise_scale * noise, indices=indices, problem=problem)["theta"]
+    return {"theta": new, "ema": 0.9 * state["ema"] + 0.1 * new, "last_noise": noise.copy()}
+
+
+def sgld_two_normals(state, *, h, noise, indices, problem, randomness=None):
+    """SGLD drawing its Gaussian as (ξ₁ + ξ₂)/√2 from a noise of 2d coordinates."""
+    d = state["theta"].shape[1]
+    xi = (noise[:, :d] + noise[:, d:]) / np.sqrt(2)
+    return sgld(state, h=h, noise=xi, indices=indices, problem=problem)
+
+
+EXTRAS = {"theta": np.zeros(2), "ema": np.zeros(2), "last_noise": np.zeros(2)}
+
+
+def test_a_named_reference_judges_a_step_with_more_state_or_noise_by_its_exact_law():
+    # Neither a key the reference lacks (no starting value defines it) nor a wider noise
+    # (nothing to share) lets the trajectories be compared: that check says so and does not
+    # count, and the exact law decides.  Both used to end in an error (KeyError, broadcast).
+    for step, kwargs in (
+        (sgld_with_extras, {"state": EXTRAS}),
+        (sgld_two_normals, {"noise_dim": 4}),
+    ):
+        rep = validate(step, "sgld", mode="step", **kwargs)
+        assert rep.verdict == "pass", rep.summary()
+        traj = rep.checks[0]
+        assert traj.name == "step-by-step comparison" and traj.verdict == "inconclusive"
+        assert "not run" in traj.message
+        law = next(c for c in rep.checks if c.name == "exact law of sgld")
+        assert law.verdict == "pass" and "equals sgld's" in law.message
+    # and the route keeps its power: the same extras with the noise halved fail on the law
+    halved = functools.partial(sgld_with_extras, noise_scale=0.5)
+    rep = validate(halved, "sgld", mode="step", state=EXTRAS)
+    assert rep.verdict == "fail"
+    assert next(c for c in rep.checks if c.name == "exact law of sgld").verdict == "fail"
