@@ -408,3 +408,44 @@ def test_a_named_reference_judges_a_step_with_more_state_or_noise_by_its_exact_l
     rep = validate(halved, "sgld", mode="step", state=EXTRAS)
     assert rep.verdict == "fail"
     assert next(c for c in rep.checks if c.name == "exact law of sgld").verdict == "fail"
+
+
+def test_a_prior_weight_both_batch_slips_explain_names_both_and_one_when_only_one_does():
+    # the prior added once per batch element: weight n.  At the validation problem's N = 4,
+    # n = 2 that is also N/n, and the message must not assert one cause; at n = 3 only n fits
+    def per_element(state, *, h, noise, indices, problem, randomness=None):
+        th = state["theta"]
+        g = _grad(problem, th, indices, prior=indices.shape[1])
+        return {"theta": th - h * g + np.sqrt(2 * h) * noise}
+
+    two = validate(per_element, mode="step").checks[-1].message
+    assert "= N/n: the prior is scaled like the minibatch" in two
+    assert "= n: the prior is added once per batch element (n = 2)" in two
+    assert "cannot tell these apart" in two
+    three = validate(per_element, mode="step", params={"n": 3}).checks[-1].message
+    assert "weighted 3 (1 required) = n: the prior is added once per batch element" in three
+    assert "N/n" not in three
+
+
+G_PRE = np.array([[0.8, 0.3], [0.3, 0.5]])
+
+
+def psgld(state, *, h, noise, indices, problem, randomness=None, root=True):
+    """pSGLD with a fixed preconditioner (Li et al. 2016): θ − hG∇Ũ + √(2h)·G^½ξ; with
+    ``root=False`` the noise is multiplied by G itself (a bug)."""
+    w, v = np.linalg.eigh(G_PRE)
+    factor = (v * np.sqrt(w)) @ v.T if root else G_PRE
+    th = state["theta"]
+    return {"theta": th - h * _grad(problem, th, indices) @ G_PRE + np.sqrt(2 * h) * noise @ factor}
+
+
+def test_a_preconditioned_drift_is_recognised_and_an_unrooted_noise_named():
+    # the drift −G∇U is a valid preconditioned Langevin drift: the finding is the noise, 2G²
+    # where 2G is required, not "the drift is not −∇U" or "the noise is not isotropic"
+    assert validate(psgld, mode="step").verdict == "pass"
+    rep = validate(functools.partial(psgld, root=False), mode="step")
+    assert rep.verdict == "fail"
+    msg = rep.checks[-1].message
+    assert "the drift is −P∇U with the preconditioner P = [[0.8, 0.3], [0.3, 0.5]]" in msg
+    assert "multiplied by P instead of P^½" in msg
+    assert "not −∇U for any weighting" not in msg and "not isotropic" not in msg

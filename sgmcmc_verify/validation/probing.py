@@ -349,27 +349,58 @@ def diagnose_generator(
         "weights fit residual": resid,
         "tolerance": tol,
     }
-    if resid > tol:
+    # an overdamped drift −P∇U with a constant preconditioner P (pSGLD): consistent with
+    # noise 2P, so the noise is judged against 2P, not 2I
+    precond = (
+        _preconditioner(G, gconst, L0 + Ld, b0 + bd, tol)
+        if resid > tol and friction is None
+        else None
+    )
+    if precond is not None:
+        nums["preconditioner P (drift −P∇U)"] = precond
+    elif resid > tol:
         findings.append(
             "the drift is not −∇U for any weighting of prior and data: the gradient is "
             "evaluated at the wrong point or mixes coordinates"
         )
     else:
         if abs(w[0] - 1) > tol and problem.has_prior:
+            Nn = _num(problem.N / n, tol)
+            causes = [
+                text
+                for value, text in (
+                    (problem.N / n, f"N/n: the prior is scaled like the minibatch (N/n = {Nn})"),
+                    (n, f"n: the prior is added once per batch element (n = {n})"),
+                )
+                if abs(w[0] - value) < tol
+            ]
             findings.append(
                 f"the prior's gradient is weighted {_num(w[0], tol)} (1 required)"
-                + (
-                    f" = N/n: the prior is scaled like the minibatch (N/n = {_num(w[0], tol)})"
-                    if abs(w[0] - problem.N / n) < tol
-                    else ""
-                )
+                + (" = " + ", or = ".join(causes) if causes else "")
+                + (" — the validation problem cannot tell these apart" if len(causes) > 1 else "")
             )
         if abs(w[1] - 1) > tol:
             findings.append(
                 f"the data gradient is weighted {_num(w[1], tol)} in expectation (1 required)"
                 + _data_weight_hint(w[1], problem.N, n, tol)
             )
-    if friction is None:
+    if friction is None and precond is not None:
+        want = 2 * precond
+        if np.allclose(Dn, 2 * precond @ precond, rtol=0, atol=tol) and not np.allclose(
+            Dn, want, rtol=0, atol=tol
+        ):
+            findings.append(
+                f"the drift is −P∇U with the preconditioner P = {np.round(precond, 4).tolist()}, "
+                f"and the noise covariance is 2P²·h where 2P·h is required: the noise is "
+                "multiplied by P instead of P^½"
+            )
+        elif not np.allclose(Dn, want, rtol=0, atol=tol):
+            findings.append(
+                f"the drift is −P∇U with the preconditioner P = {np.round(precond, 4).tolist()}; "
+                + _noise_finding(Dn, want, "√(2h)·P^½ξ", tol)
+            )
+        nums["noise variance per unit time"] = Dn
+    elif friction is None:
         want = 2 * np.eye(d)
         if not np.allclose(Dn, want, rtol=0, atol=tol):
             findings.append(_noise_finding(Dn, want, "√(2h)·ξ", tol))
@@ -394,6 +425,25 @@ def diagnose_generator(
                 + (f"; the chain samples π at temperature {temps[0]:.4g}" if scalar else "")
             )
     return findings, nums
+
+
+def _preconditioner(
+    G: np.ndarray, g: np.ndarray, Lam: np.ndarray, b: np.ndarray, tol: float
+) -> np.ndarray | None:
+    """``P`` when the overdamped drift ``−Gθ + g`` is ``−P∇U = −P(Λθ − b)``, else None.
+
+    ``P = GΛ⁻¹`` must be symmetric positive definite and the constant must be ``Pb`` (the
+    drift vanishes at the target's mean): a preconditioned Langevin drift (Li et al. 2016's
+    pSGLD with a fixed G).  A gradient evaluated at a wrong point moves the drift's zero
+    and is not taken for a preconditioner.  The tolerances carry ``tol`` through Λ⁻¹.
+    """
+    inv = np.linalg.inv(Lam)
+    P = G @ inv
+    scale = 10 * tol * (1 + np.abs(inv).sum(axis=0).max())
+    if np.abs(P - P.T).max() > scale or np.abs(P @ b - g).max() > scale * (1 + np.abs(b).max()):
+        return None
+    P = 0.5 * (P + P.T)
+    return P if np.linalg.eigvalsh(P).min() > scale else None
 
 
 def _num(x: float, tol: float) -> str:
