@@ -511,3 +511,24 @@ def test_a_law_no_z_test_rejects_is_named_with_its_resolution_never_called_a_val
     assert "consistent with the exact law of `uld-em`" in diag.message
     assert "goes unseen at power" in diag.message and "mode='step'" in diag.message
     assert "not a bug" not in diag.message and "valid different discretisation," not in diag.message
+
+
+def test_a_shifted_mean_is_blamed_on_the_drift_and_a_noise_scale_bug_is_not():
+    """The mean of a linear chain at every step is fixed by the drift: zero-mean noise cannot
+    move it.  A prior scaled like the minibatch shifts E θ and the diagnosis says the drift is
+    wrong; noise √h for √(2h) leaves E θ alone and the diagnosis does not claim a shift.
+
+    Seeded, so deterministic; as statistics: the validation's z-tests share α = 0.01
+    (Bonferroni), so the mean tests falsely reject the unshifted mean with probability
+    < 0.01, and the prior's shift is detected far beyond its power-0.9 effect."""
+
+    def diagnosis(bug):
+        alg, transform, _ = bugs.CATALOGUE[bug]
+        make = _maker(alg, transform, targets.plan(alg).params)
+        rep = validate(reference_sample_function(alg, make=make), alg, seed=3)
+        assert rep.verdict == "fail"
+        return next(c for c in rep.checks if c.name == "diagnosis").message
+
+    shifted = diagnosis("sgld/prior-times-N/n")
+    assert "the mean is off: E θ[" in shifted and "so the drift is wrong" in shifted
+    assert "the mean is off" not in diagnosis("sgld/noise-sqrt-h")

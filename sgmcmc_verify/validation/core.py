@@ -810,7 +810,7 @@ def _validate_draws(
     if pl.exact_problem is None:
         rep.checks.extend(_reference_checks(get, pl, cfg, a_each, seed, steps, first_failure))
         return rep
-    failed_h, ratios, draws, mdes = [], [], {}, []
+    failed_h, ratios, draws, mdes, shifted = [], [], {}, [], []
     for i, h in enumerate(pl.hs):
         name = f"exact law at h={h:g}"
         window = _window(cfg, h)
@@ -842,6 +842,13 @@ def _validate_draws(
         var_tests = [t for t in tests if t["quantity"] in {f"Cov θ[{j}],θ[{j}]" for j in range(d)}]
         mde_var = max(t["detectable"] / ev for t, ev in zip(var_tests, ex_var, strict=True))
         mdes.append(mde_var)
+        # rejected E θ tests, in standard deviations of θ: for the diagnosis
+        mean_tests = [t for t in tests if t["quantity"].startswith("E θ")]
+        shifted += [
+            (h, t["quantity"], (t["MC"] - t["exact"]) / math.sqrt(ev), t["z"])
+            for t, ev in zip(mean_tests, ex_var, strict=True)
+            if t["reject"]
+        ]
         nums = {
             "exact mean": sub.mean[:d],
             "exact var": ex_var,
@@ -867,7 +874,7 @@ def _validate_draws(
         if bad and first_failure:
             return rep
     if failed_h:
-        rep.checks.append(_diagnosis(pl, failed_h, ratios, draws, cfg, a_each, max(mdes)))
+        rep.checks.append(_diagnosis(pl, failed_h, ratios, draws, cfg, a_each, max(mdes), shifted))
     return rep
 
 
@@ -1070,7 +1077,7 @@ def _theta_only(law: targets.WindowLaw, d: int) -> targets.WindowLaw:
     )
 
 
-def _diagnosis(pl, failed_h, ratios, draws, cfg, a_each, mde_var) -> CheckResult:
+def _diagnosis(pl, failed_h, ratios, draws, cfg, a_each, mde_var, shifted=()) -> CheckResult:
     """What the numbers distinguish: where it failed, the variance ratios, the best match.
 
     The stationary law alone cannot tell a noise variance too small from a gradient too
@@ -1081,6 +1088,11 @@ def _diagnosis(pl, failed_h, ratios, draws, cfg, a_each, mde_var) -> CheckResult
     a match: a BAOAB whose new gradient is taken at the old θ (a bug) is not rejected as
     ULD-EM at the quick profile (Var θ errors below 4.4 % unseen), so the message never
     calls a non-rejection a valid discretisation; step mode compares the exact laws.
+
+    ``shifted`` are the rejected ``E θ`` tests ``(h, label, shift in sd, z)``.  The chains
+    judged here are linear, and the mean of a linear chain at every step (from θ_0 = 0)
+    solves ``m_{t+1} = E[M] m_t + E[c]``: zero-mean noise cannot move it, so a shifted mean
+    points at the drift (or at a noise with a nonzero mean), whatever Var θ suggests.
     """
     hs = pl.hs
     where = (
@@ -1092,6 +1104,14 @@ def _diagnosis(pl, failed_h, ratios, draws, cfg, a_each, mde_var) -> CheckResult
     msg = [
         f"fails {where}; Var θ MC/exact = " + ", ".join(f"{x:.3g} at h = {h:g}" for h, x in ratios)
     ]
+    if shifted:
+        h, label, sd, zz = max(shifted, key=lambda s: abs(s[2]))
+        msg.append(
+            f"the mean is off: {label} by {sd:+.3g} sd at h = {h:g} (z = {zz:.1f}); "
+            "zero-mean noise cannot move the mean of this linear chain at any step, so the "
+            "drift is wrong (a gradient term missing or misweighted, e.g. the prior or a "
+            "snapshot's full gradient) or the noise has a nonzero mean"
+        )
     matches = _matching_schemes(pl, draws, cfg, a_each)
     if matches:
         named = "; ".join(f"`{m}` ({registry.get(m).citation})" for m in matches)
