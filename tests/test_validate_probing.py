@@ -449,3 +449,25 @@ def test_a_preconditioned_drift_is_recognised_and_an_unrooted_noise_named():
     assert "the drift is −P∇U with the preconditioner P = [[0.8, 0.3], [0.3, 0.5]]" in msg
     assert "multiplied by P instead of P^½" in msg
     assert "not −∇U for any weighting" not in msg and "not isotropic" not in msg
+
+
+def test_a_misread_index_is_named_by_the_weights_it_gives_the_data_terms():
+    # index j read as term min(j + 1, N − 1): term 0 never, term N − 1 twice.  No scalar
+    # weighting of prior and data fits that drift; one weight per data term does, exactly
+    def clipped(state, *, h, noise, indices, problem, randomness=None):
+        th = state["theta"]
+        g = _grad(problem, th, np.minimum(indices + 1, problem.N - 1))
+        return {"theta": th - h * g + np.sqrt(2 * h) * noise}
+
+    def halfway(state, *, h, noise, indices, problem, randomness=None):
+        # the gradient evaluated at θ/2: its zero moves, so neither a weighting of the terms
+        # nor a preconditioner fits.  (A skew mixing of the gradient's coordinates would not
+        # do here: −(I + J)∇U with J skew is a valid non-reversible Langevin drift.)
+        th = state["theta"]
+        return {"theta": th - h * _grad(problem, th / 2, indices) + np.sqrt(2 * h) * noise}
+
+    msg = validate(clipped, mode="step").checks[-1].message
+    assert "the data terms are weighted ['0', '1', '1', '2'] in expectation" in msg
+    assert "wrong point" not in msg
+    msg = validate(halfway, mode="step").checks[-1].message
+    assert "wrong point or mixes coordinates" in msg and "data terms are weighted" not in msg

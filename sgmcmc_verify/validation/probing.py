@@ -356,8 +356,16 @@ def diagnose_generator(
         if resid > tol and friction is None
         else None
     )
+    per_term = _term_weights(G, gconst, problem, tol) if resid > tol and precond is None else None
     if precond is not None:
         nums["preconditioner P (drift −P∇U)"] = precond
+    elif per_term is not None:
+        nums["data term weights"] = per_term
+        findings.append(
+            f"the data terms are weighted {[_num(x, tol) for x in per_term]} in expectation "
+            "(1 each required): the step reads some data terms more often than others — an "
+            "index mapped to the wrong term (off by one, clipped, or a fixed term)"
+        )
     elif resid > tol:
         findings.append(
             "the drift is not −∇U for any weighting of prior and data: the gradient is "
@@ -425,6 +433,28 @@ def diagnose_generator(
                 + (f"; the chain samples π at temperature {temps[0]:.4g}" if scalar else "")
             )
     return findings, nums
+
+
+def _term_weights(
+    G: np.ndarray, g: np.ndarray, problem: GaussianQuadratic, tol: float
+) -> np.ndarray | None:
+    """Per-data-term weights ``w_i`` when the drift is ``−(Λ_0 θ − b_0) − Σ w_i ∇f_i`` with
+    the prior weighted 1, else None.
+
+    The drift matrix and constant give ``d² + d`` equations for the ``N`` weights; the fit is
+    made only where they determine the weights (full column rank) and is accepted only to
+    the tolerance: otherwise the drift is not a reweighting of the data terms.
+    """
+    P, C = problem.precisions, problem.centres
+    X = np.stack([np.concatenate([P[i].ravel(), P[i] @ C[i]]) for i in range(problem.N)], axis=1)
+    L0, b0 = problem.prior_precision, problem.prior_precision @ problem.prior_mean
+    y = np.concatenate([(G - L0).ravel(), g - b0])
+    if np.linalg.matrix_rank(X) < problem.N:
+        return None
+    w, *_ = np.linalg.lstsq(X, y, rcond=None)
+    if float(np.abs(X @ w - y).max() / (1 + np.abs(y).max())) > tol:
+        return None
+    return w
 
 
 def _preconditioner(
