@@ -430,13 +430,14 @@ def test_a_prior_weight_both_batch_slips_explain_names_both_and_one_when_only_on
 G_PRE = np.array([[0.8, 0.3], [0.3, 0.5]])
 
 
-def psgld(state, *, h, noise, indices, problem, randomness=None, root=True):
+def psgld(state, *, h, noise, indices, problem, randomness=None, root=True, noise_scale=1.0):
     """pSGLD with a fixed preconditioner (Li et al. 2016): θ − hG∇Ũ + √(2h)·G^½ξ; with
     ``root=False`` the noise is multiplied by G itself (a bug)."""
     w, v = np.linalg.eigh(G_PRE)
     factor = (v * np.sqrt(w)) @ v.T if root else G_PRE
     th = state["theta"]
-    return {"theta": th - h * _grad(problem, th, indices) @ G_PRE + np.sqrt(2 * h) * noise @ factor}
+    drift = h * _grad(problem, th, indices) @ G_PRE
+    return {"theta": th - drift + noise_scale * np.sqrt(2 * h) * noise @ factor}
 
 
 def test_a_preconditioned_drift_is_recognised_and_an_unrooted_noise_named():
@@ -449,6 +450,20 @@ def test_a_preconditioned_drift_is_recognised_and_an_unrooted_noise_named():
     assert "the drift is −P∇U with the preconditioner P = [[0.8, 0.3], [0.3, 0.5]]" in msg
     assert "multiplied by P instead of P^½" in msg
     assert "not −∇U for any weighting" not in msg and "not isotropic" not in msg
+    # the right shape at half the scale is named so, not "not isotropic" (review finding)
+    half = functools.partial(psgld, noise_scale=np.sqrt(0.5))
+    msg = validate(half, mode="step").checks[-1].message
+    assert "noise covariance is 0.5 × the 2P·h required" in msg and "not isotropic" not in msg
+
+    def per_coordinate_gradient(state, *, h, noise, indices, problem, randomness=None):
+        # a gradient scaled by diag(2, 1) with the plain √(2h)ξ noise: the drift or the noise
+        # is wrong, and the noise alone must not be blamed (it was: "noise √h·ξ")
+        th = state["theta"]
+        g = _grad(problem, th, indices) * np.array([2.0, 1.0])
+        return {"theta": th - h * g + np.sqrt(2 * h) * noise}
+
+    msg = validate(per_coordinate_gradient, mode="step").checks[-1].message
+    assert "either the gradient is scaled per coordinate" in msg and "√h·ξ" not in msg
 
 
 def test_a_misread_index_is_named_by_the_weights_it_gives_the_data_terms():
@@ -471,3 +486,27 @@ def test_a_misread_index_is_named_by_the_weights_it_gives_the_data_terms():
     assert "wrong point" not in msg
     msg = validate(halfway, mode="step").checks[-1].message
     assert "wrong point or mixes coordinates" in msg and "data terms are weighted" not in msg
+
+
+def test_a_step_nothing_can_compare_with_the_reference_is_an_error_not_a_pass():
+    # a momentum stored under another name: no trajectory comparison (a key baoa lacks) and
+    # no law to match to baoa's (p is not there), so only the step's own consistency would
+    # be left; a BAOA with three times the friction passed that way (review finding)
+    def baoa_v(state, *, h, noise, indices, problem, randomness=None, gamma=3 * targets.FRICTION):
+        th, v = state["theta"], state["v"]
+        v = v - h * problem.grad(th)
+        th = th + h * v
+        c = np.exp(-gamma * h)
+        return {"theta": th, "v": c * v + np.sqrt(1 - c * c) * noise}
+
+    z = np.zeros(2)
+    rep = validate(
+        baoa_v, "baoa", mode="step", state={"theta": z, "v": z}, params={"gradient": "full"}
+    )
+    assert rep.verdict == "error"
+    assert "nothing compared the step with baoa" in rep.checks[-1].message
+    # a reference without an exact law in step mode (a table estimator): the same, not a pass
+    rep = validate(sgld_with_extras, "saga-ld", mode="step", state=EXTRAS)
+    assert (
+        rep.verdict == "error" and "saga-ld has no exact law in step mode" in rep.checks[-1].message
+    )

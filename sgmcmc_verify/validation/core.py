@@ -575,7 +575,7 @@ def _validate_step(impl, algorithm, params, seed, timeout, hs, state, noise_dim,
             "step-by-step comparison",
             "inconclusive",
             f"not run: {why}, so no shared starting state and noise make the two "
-            "trajectories comparable; the exact law is compared instead",
+            "trajectories comparable",
             {"extra keys": extra, "noise_dim": noise_dim},
         )
     else:
@@ -610,6 +610,28 @@ def _validate_step(impl, algorithm, params, seed, timeout, hs, state, noise_dim,
             hs=hs or EXACT_HS, noise_dim=noise_dim, call=call,
             unit_mass=True,  # every registry scheme has unit mass
         )  # fmt: skip
+    compared = f"exact law of {algorithm}"
+    if traj.verdict == "inconclusive" and not any(c.name == compared for c in rep.checks):
+        # without the trajectories, only the exact law compares the step with the reference:
+        # a thermostat or a stateful estimator has none here, and a state laid out otherwise
+        # than the reference's (a momentum under another name) cannot be matched to it.  A
+        # consistency check alone would pass a wrong scheme: this cannot be judged.
+        reason = (
+            f"{algorithm} has no exact law in step mode (a thermostat or an estimator with a state)"
+            if spec.family == "thermostat" or not memoryless
+            else f"the step's state {sorted(template)} does not hold {algorithm}'s "
+            f"{sorted(ref_keys)} under those names, so the laws cannot be matched"
+        )
+        rep.checks.append(
+            CheckResult(
+                f"compared with {algorithm}",
+                "error",
+                f"nothing compared the step with {algorithm}: the trajectories could not be "
+                f"compared and {reason}; validate it without an algorithm (mode='step') to "
+                "judge its own law, or give it the reference's state and noise",
+                {"state keys": sorted(template), "reference keys": sorted(ref_keys)},
+            )
+        )
     return rep
 
 
@@ -1090,9 +1112,10 @@ def _diagnosis(pl, failed_h, ratios, draws, cfg, a_each, mde_var, shifted=()) ->
     calls a non-rejection a valid discretisation; step mode compares the exact laws.
 
     ``shifted`` are the rejected ``E θ`` tests ``(h, label, shift in sd, z)``.  The chains
-    judged here are linear, and the mean of a linear chain at every step (from θ_0 = 0)
-    solves ``m_{t+1} = E[M] m_t + E[c]``: zero-mean noise cannot move it, so a shifted mean
-    points at the drift (or at a noise with a nonzero mean), whatever Var θ suggests.
+    judged here are affine in (state, noise) for each index draw, with the noise additive,
+    zero-mean and independent of the state and the indices: setting it to zero leaves the
+    mean at every step unchanged, so a shifted mean points at the drift (or at a noise with a
+    nonzero mean, or at draws that do not start from θ_0 = 0), whatever Var θ suggests.
     """
     hs = pl.hs
     where = (
@@ -1108,9 +1131,10 @@ def _diagnosis(pl, failed_h, ratios, draws, cfg, a_each, mde_var, shifted=()) ->
         h, label, sd, zz = max(shifted, key=lambda s: abs(s[2]))
         msg.append(
             f"the mean is off: {label} by {sd:+.3g} sd at h = {h:g} (z = {zz:.1f}); "
-            "zero-mean noise cannot move the mean of this linear chain at any step, so the "
+            "zero-mean noise cannot move the mean of this affine chain at any step, so the "
             "drift is wrong (a gradient term missing or misweighted, e.g. the prior or a "
-            "snapshot's full gradient) or the noise has a nonzero mean"
+            "snapshot's full gradient), the noise has a nonzero mean, or the chains do not "
+            "start at θ_0 = 0"
         )
     matches = _matching_schemes(pl, draws, cfg, a_each)
     if matches:

@@ -393,20 +393,7 @@ def diagnose_generator(
                 + _data_weight_hint(w[1], problem.N, n, tol)
             )
     if friction is None and precond is not None:
-        want = 2 * precond
-        if np.allclose(Dn, 2 * precond @ precond, rtol=0, atol=tol) and not np.allclose(
-            Dn, want, rtol=0, atol=tol
-        ):
-            findings.append(
-                f"the drift is −P∇U with the preconditioner P = {np.round(precond, 4).tolist()}, "
-                f"and the noise covariance is 2P²·h where 2P·h is required: the noise is "
-                "multiplied by P instead of P^½"
-            )
-        elif not np.allclose(Dn, want, rtol=0, atol=tol):
-            findings.append(
-                f"the drift is −P∇U with the preconditioner P = {np.round(precond, 4).tolist()}; "
-                + _noise_finding(Dn, want, "√(2h)·P^½ξ", tol)
-            )
+        findings += _preconditioned_noise(precond, Dn, tol)
         nums["noise variance per unit time"] = Dn
     elif friction is None:
         want = 2 * np.eye(d)
@@ -433,6 +420,41 @@ def diagnose_generator(
                 + (f"; the chain samples π at temperature {temps[0]:.4g}" if scalar else "")
             )
     return findings, nums
+
+
+def _preconditioned_noise(P: np.ndarray, Dn: np.ndarray, tol: float) -> list[str]:
+    """Findings on the noise of an overdamped step whose drift is ``−P∇U``.
+
+    Such a step samples π exactly when its noise covariance is ``2P`` per unit time.  Named:
+    ``2P²`` (the noise multiplied by P instead of P^½); the plain ``2I`` of unpreconditioned
+    Langevin (the drift or the noise is wrong, the numbers cannot say which); ``s·2P`` (the
+    right shape, the wrong scale).  The shape is judged against 2P, never against I.
+    """
+    want = 2 * P
+    if np.allclose(Dn, want, rtol=0, atol=tol):
+        return []
+    Ptxt = np.round(P, 4).tolist()
+    if np.allclose(Dn, 2 * P @ P, rtol=0, atol=tol):
+        return [
+            f"the drift is −P∇U with the preconditioner P = {Ptxt}, and the noise covariance "
+            "is 2P²·h where 2P·h is required: the noise is multiplied by P instead of P^½"
+        ]
+    if np.allclose(Dn, 2 * np.eye(len(P)), rtol=0, atol=tol):
+        return [
+            f"the drift is −P∇U with P = {Ptxt} while the noise is √(2h)·ξ: either the "
+            "gradient is scaled per coordinate (the drift should be −∇U) or, for a "
+            "preconditioned scheme, the noise should be √(2h)·P^½ξ"
+        ]
+    s = float(np.trace(Dn) / np.trace(want))
+    if np.allclose(Dn, s * want, rtol=0, atol=tol):
+        return [
+            f"the drift is −P∇U with the preconditioner P = {Ptxt}, and the noise covariance "
+            f"is {s:.4g} × the 2P·h required: the noise has the right shape and the wrong scale"
+        ]
+    return [
+        f"the drift is −P∇U with the preconditioner P = {Ptxt}, and the noise covariance "
+        f"{np.round(Dn, 4).tolist()}·h is not proportional to the 2P·h it requires"
+    ]
 
 
 def _term_weights(
@@ -919,14 +941,37 @@ def probe_checks(
     )
     other = [m for m in same if m.name != algorithm]
     slip = _parameter_slip(lad, problem, n, algorithm, params) if cons.verdict == "pass" else ""
+    theta_same = False
+    if "p" in lad.keys and not slip:
+        # the θ marginals of the two (θ, p) laws: equal means only the momentum differs
+        d = problem.d
+        theta_same = (
+            max(
+                _relative_gap(lad.mean[i][:d], lad.cov[i][:d, :d], r[0][:d], r[1][:d, :d])
+                for i, r in enumerate(refs)
+            )
+            <= 1e-8
+        )
     if slip:
         msg += f"; {slip}"
+    elif theta_same:
+        msg += (
+            f"; its θ-chain is {algorithm}'s exactly, so only the momentum's law differs: p is "
+            "read at another point of the step (BAOAB's p after its closing half-kick is not "
+            "BAOA's), or a momentum error that does not reach θ"
+        )
     elif other and cons.verdict == "pass":
         msg += (
             f"; its θ-chain is that of {_named(other)}, and it is consistent: a valid "
             f"different discretisation, not a bug — validate with {other[0].call()}"
         )
     elif cons.verdict == "pass":
-        msg += "; the step is consistent, so this is a different valid discretisation"
+        # consistency says the step samples π as h → 0, not that it is the scheme meant: a
+        # BAOAB taking its new gradient at the old θ is consistent and a bug
+        msg += (
+            f"; the step is consistent (it samples π as h → 0) but its law is not "
+            f"{algorithm}'s, nor any registry scheme's: another discretisation, or a bug "
+            "that keeps consistency (e.g. a gradient taken at a stale point)"
+        )
     out.append(CheckResult(f"exact law of {algorithm}", "fail", msg, {"gaps": gaps}))
     return out
