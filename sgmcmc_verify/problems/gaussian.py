@@ -106,7 +106,7 @@ class GaussianQuadratic(Problem):
             },
         )
         # read-only copies: the caller's arrays may change later, the problem may not (its
-        # content keys the exact-law caches, and _entries caches the precisions' entries)
+        # content keys the exact-law caches, and _entries holds the precisions' entries)
         self.centres = frozen(c)
         self.precisions = frozen(P)
         self.precision = frozen(Lam)
@@ -114,7 +114,12 @@ class GaussianQuadratic(Problem):
         self.prior_mean = frozen(m0)
         self.has_prior = bool(np.any(L0 != 0))
         self.identical_curvature = bool(np.allclose(P, P[0], rtol=0, atol=0))
-        self._entry_cache: list[list[np.ndarray]] | None = None
+        # Λ_i[r, j] over i as contiguous (N,) arrays, indexed [r][j], for _component_grads
+        self._entries = (
+            [[np.ascontiguousarray(self.precisions[:, r, j]) for j in range(d)] for r in range(d)]
+            if d <= _ENTRYWISE_MAX_D
+            else None
+        )
 
     def content_key(self) -> tuple:
         """A hashable key of the target's content (problems are not hashable), for caches of
@@ -149,7 +154,7 @@ class GaussianQuadratic(Problem):
         # products and sums in its order, (0 + Λ[r,0]·δ_0) + Λ[r,1]·δ_1, so the same bits,
         # without gathering a (chains, b, d, d) block (1.2-1.9× faster, measured at
         # 1e3-1e4 chains and b = 1-10; the batch sum after it 1.7× at d = 2)
-        entries = self._entries()
+        entries = self._entries
         out = np.empty_like(diff)
         for r in range(self.d):
             acc = entries[r][0][idx] * diff[..., 0]
@@ -158,15 +163,6 @@ class GaussianQuadratic(Problem):
             acc += 0.0  # the einsum starts from +0.0: a −0.0 result is +0.0 there
             out[..., r] = acc
         return out
-
-    def _entries(self) -> list[list[np.ndarray]]:
-        """``Λ_i[r, j]`` over ``i`` as contiguous ``(N,)`` arrays, indexed ``[r][j]``."""
-        if self._entry_cache is None:
-            P = self.precisions
-            self._entry_cache = [
-                [np.ascontiguousarray(P[:, r, j]) for j in range(self.d)] for r in range(self.d)
-            ]
-        return self._entry_cache
 
     def _grad(self, theta: np.ndarray) -> np.ndarray:
         # Closed form Λ(θ − μ): O(d²) per chain instead of O(N d²).

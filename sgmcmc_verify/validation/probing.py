@@ -101,6 +101,11 @@ class ExactLadder:
     unstable: tuple[float, ...] = ()
 
 
+#: Two equal chains' exact laws differ by the moment equations' rounding only (≲ 1e-12):
+#: a relative gap at most this is "the same law".
+SAME_LAW_GAP = 1e-8
+
+
 def exact_ladder(
     step: Callable[..., Mapping[str, Any]],
     state: Mapping[str, np.ndarray],
@@ -433,27 +438,27 @@ def _preconditioned_noise(P: np.ndarray, Dn: np.ndarray, tol: float) -> list[str
     want = 2 * P
     if np.allclose(Dn, want, rtol=0, atol=tol):
         return []
-    Ptxt = np.round(P, 4).tolist()
+    drift = f"the drift is −P∇U with the preconditioner P = {np.round(P, 4).tolist()}"
     if np.allclose(Dn, 2 * P @ P, rtol=0, atol=tol):
         return [
-            f"the drift is −P∇U with the preconditioner P = {Ptxt}, and the noise covariance "
-            "is 2P²·h where 2P·h is required: the noise is multiplied by P instead of P^½"
+            f"{drift}, and the noise covariance is 2P²·h where 2P·h is required: the noise "
+            "is multiplied by P instead of P^½"
         ]
     if np.allclose(Dn, 2 * np.eye(len(P)), rtol=0, atol=tol):
         return [
-            f"the drift is −P∇U with P = {Ptxt} while the noise is √(2h)·ξ: either the "
-            "gradient is scaled per coordinate (the drift should be −∇U) or, for a "
-            "preconditioned scheme, the noise should be √(2h)·P^½ξ"
+            f"{drift}, while the noise is √(2h)·ξ: either the gradient is scaled per "
+            "coordinate (the drift should be −∇U) or, for a preconditioned scheme, the noise "
+            "should be √(2h)·P^½ξ"
         ]
     s = float(np.trace(Dn) / np.trace(want))
     if np.allclose(Dn, s * want, rtol=0, atol=tol):
         return [
-            f"the drift is −P∇U with the preconditioner P = {Ptxt}, and the noise covariance "
-            f"is {s:.4g} × the 2P·h required: the noise has the right shape and the wrong scale"
+            f"{drift}, and the noise covariance is {s:.4g} × the 2P·h required: the noise "
+            "has the right shape and the wrong scale"
         ]
     return [
-        f"the drift is −P∇U with the preconditioner P = {Ptxt}, and the noise covariance "
-        f"{np.round(Dn, 4).tolist()}·h is not proportional to the 2P·h it requires"
+        f"{drift}, and the noise covariance {np.round(Dn, 4).tolist()}·h is not "
+        "proportional to the 2P·h it requires"
     ]
 
 
@@ -826,7 +831,7 @@ def _parameter_slip(
         if any(r is None for r in refs):
             continue
         gaps = [_relative_gap(lad.mean[i], lad.cov[i], *refs[i]) for i in range(len(refs))]
-        if max(gaps) <= 1e-8:
+        if max(gaps) <= SAME_LAW_GAP:
             return (
                 f"it is exactly {algorithm}'s law with {label} (largest gap {max(gaps):.1g}): "
                 "a parameter-mapping slip, not a different discretisation"
@@ -903,7 +908,7 @@ def probe_checks(
     cons = consistency_check(lad, problem, unit_mass=unit_mass)
     ranked = identify_scheme(lad, problem, n, params)
     # two equal chains' exact laws differ by the solves' rounding only (≲ 1e-12)
-    same = [r for r in ranked if r.gap <= 1e-8]
+    same = [r for r in ranked if r.gap <= SAME_LAW_GAP]
     cons.numbers["closest registry schemes (θ-law gap)"] = [(r.label, r.gap) for r in ranked[:3]]
     if cons.verdict == "fail":
         limit = (cons.numbers["h → 0 limit: mean"], cons.numbers["h → 0 limit: covariance"])
@@ -924,7 +929,7 @@ def probe_checks(
     hs_txt = ", ".join(f"{h:g}" for h in lad.hs[:3])
     spec = registry.get(algorithm)
     # Two equal chains' exact laws differ by the solves' rounding only (≲ 1e-12).
-    if max(gaps) <= 1e-8:
+    if max(gaps) <= SAME_LAW_GAP:
         out.append(
             CheckResult(
                 f"exact law of {algorithm}",
@@ -950,7 +955,7 @@ def probe_checks(
                 _relative_gap(lad.mean[i][:d], lad.cov[i][:d, :d], r[0][:d], r[1][:d, :d])
                 for i, r in enumerate(refs)
             )
-            <= 1e-8
+            <= SAME_LAW_GAP
         )
     if slip:
         msg += f"; {slip}"
@@ -969,8 +974,8 @@ def probe_checks(
         # consistency says the step samples π as h → 0, not that it is the scheme meant: a
         # BAOAB taking its new gradient at the old θ is consistent and a bug
         msg += (
-            f"; the step is consistent (it samples π as h → 0) but its law is not "
-            f"{algorithm}'s, nor any registry scheme's: another discretisation, or a bug "
+            f"; the step is consistent (it samples π as h → 0) but its θ-chain is neither "
+            f"{algorithm}'s nor any registry scheme's: another discretisation, or a bug "
             "that keeps consistency (e.g. a gradient taken at a stale point)"
         )
     out.append(CheckResult(f"exact law of {algorithm}", "fail", msg, {"gaps": gaps}))
