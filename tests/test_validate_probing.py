@@ -176,6 +176,14 @@ def test_correct_reference_free_sgld_passes_and_states_its_resolution():
         (dict(noise_dim=0), "noise_dim"),
         (dict(noise_dim=1.5), "noise_dim"),
         (dict(unit_mass="yes"), "unit_mass"),
+        # the state template's values only lay the state out, but garbage is refused, with a
+        # named reference too (where extra keys now reach the exact-law checks)
+        (dict(state={"theta": np.zeros(2), "ema": [np.nan, 0.0]}), "finite"),
+        (dict(state={"theta": np.zeros(2), "ema": [np.inf, 0.0]}), "finite"),
+        (dict(state={"theta": np.zeros(2), "ema": "abc"}), "array of floats"),
+        (dict(state={"theta": np.zeros(2), "ema": []}), "empty"),
+        (dict(algorithm="sgld", state={"theta": np.zeros(2), "ema": [np.nan, 0.0]}), "finite"),
+        (dict(algorithm="sgld", state={"theta": [0.0, np.nan]}), "finite"),
     ],
 )
 def test_garbage_arguments_are_one_line_errors_before_the_step_runs(kwargs, match):

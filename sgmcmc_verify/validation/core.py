@@ -33,6 +33,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from .. import registry
+from .._validation import finite_array
 from ..driver import run_sampler
 from ..exact import thermostat
 from ..parallel import single_blas_thread
@@ -519,7 +520,16 @@ def _state_template(
     if isinstance(state, Mapping):
         out = {}
         for k, v in state.items():
-            arr = np.asarray(v, dtype=np.float64)
+            # the values only lay the state out, but garbage is refused, not probed around
+            try:
+                arr = np.asarray(v, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"state[{k!r}] must be an array of floats, got {v!r:.40}"
+                ) from None
+            arr = finite_array(f"state[{k!r}]", arr)
+            if arr.size == 0:
+                raise ValueError(f"state[{k!r}] is empty")
             out[str(k)] = arr[None, ...]
         if "theta" not in out or out["theta"].shape != (1, d):
             raise ValueError(f"state must hold 'theta' of shape ({d},) per chain")
@@ -565,7 +575,8 @@ def _validate_step(impl, algorithm, params, seed, timeout, hs, state, noise_dim,
         # The trajectories cannot be compared: nothing defines the starting value of a key
         # the reference does not have (a gradient cache, a running average), and a noise of
         # another width cannot be shared.  The exact-law checks below compare the step's
-        # law with the reference's instead, whatever the state carries.
+        # law with the reference's where the reference has one in step mode; where nothing
+        # does, the validation ends in an error (after the probe checks).
         why = (
             f"the step's state holds {extra}, which {algorithm} does not"
             if extra
